@@ -1,0 +1,471 @@
+package buckets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Bucket is one GridFS bucket: the collections <name>.files and
+// <name>.chunks. It is safe for concurrent use.
+type Bucket struct {
+	db       *DB
+	name     string
+	settings Settings
+	files    *mongo.Collection
+	chunks   *mongo.Collection
+}
+
+// Name is the bucket's name.
+func (b *Bucket) Name() string { return b.name }
+
+// Settings are the bucket's persisted settings.
+func (b *Bucket) Settings() Settings { return b.settings }
+
+// FilesCollection is <name>.files.
+func (b *Bucket) FilesCollection() *mongo.Collection { return b.files }
+
+// ChunksCollection is <name>.chunks.
+func (b *Bucket) ChunksCollection() *mongo.Collection { return b.chunks }
+
+// ChunkSize is the chunk size uploads get when they do not choose one.
+func (b *Bucket) ChunkSize() int {
+	if b.settings.ChunkSize > 0 {
+		return b.settings.ChunkSize
+	}
+	return chunker.DefaultChunkSize
+}
+
+// Download is an open file: its files document and a seekable reader of
+// its content.
+type Download struct {
+	*chunker.Reader
+	File *File
+}
+
+// Stat returns the files document with _id id, or ErrFileNotFound.
+func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
+	raw, err := b.files.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find file %v: %w", id, err)
+	}
+	return ParseFile(raw)
+}
+
+// FindByName returns a revision of the files named name, as the GridFS
+// specification numbers them by uploadDate: 0 the oldest, 1 the next, ...,
+// -1 the newest, -2 the one before. It returns ErrFileNotFound when no file
+// has that name and ErrRevisionNotFound when the revision does not exist.
+func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*File, error) {
+	dir, skip := 1, int64(revision)
+	if revision < 0 {
+		dir, skip = -1, int64(-revision-1)
+	}
+	opts := options.FindOne().
+		SetSort(bson.D{{Key: "uploadDate", Value: dir}, {Key: "_id", Value: dir}}).
+		SetSkip(skip)
+	raw, err := b.files.FindOne(ctx, bson.D{{Key: "filename", Value: name}}, opts).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		n, cerr := b.files.CountDocuments(ctx, bson.D{{Key: "filename", Value: name}}, options.Count().SetLimit(1))
+		if cerr != nil {
+			return nil, fmt.Errorf("find file %q: %w", name, cerr)
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+		}
+		return nil, fmt.Errorf("%w: %q revision %d in bucket %s", ErrRevisionNotFound, name, revision, b.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find file %q: %w", name, err)
+	}
+	return ParseFile(raw)
+}
+
+// Open returns a reader of f's content. Reading it reports ErrChunkMissing
+// or ErrChunkSize when the stored chunks do not match f.
+func (b *Bucket) Open(ctx context.Context, f *File) (*Download, error) {
+	r, err := chunker.NewReader(ctx, b.chunks, chunker.File{ID: f.ID, Length: f.Length, ChunkSize: f.ChunkSize})
+	if err != nil {
+		return nil, err
+	}
+	return &Download{Reader: r, File: f}, nil
+}
+
+// OpenID opens the file with _id id; see Stat and Open.
+func (b *Bucket) OpenID(ctx context.Context, id any) (*Download, error) {
+	f, err := b.Stat(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return b.Open(ctx, f)
+}
+
+// OpenName opens a revision of the files named name; see FindByName and Open.
+func (b *Bucket) OpenName(ctx context.Context, name string, revision int) (*Download, error) {
+	f, err := b.FindByName(ctx, name, revision)
+	if err != nil {
+		return nil, err
+	}
+	return b.Open(ctx, f)
+}
+
+// Delete removes the file with _id id: the files document first, so the
+// file disappears at once, then its chunks. When there is no files document
+// it still removes orphaned chunks of that id and returns ErrFileNotFound.
+func (b *Bucket) Delete(ctx context.Context, id any) error {
+	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return fmt.Errorf("delete file %v: %w", id, err)
+	}
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+		return fmt.Errorf("delete chunks of %v: %w", id, err)
+	}
+	if res.DeletedCount == 0 {
+		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+	}
+	return nil
+}
+
+// DeleteName removes every revision of the files named name and returns how
+// many it removed, or ErrFileNotFound when there was none.
+func (b *Bucket) DeleteName(ctx context.Context, name string) (int, error) {
+	ids, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+	}
+	removed := 0
+	for _, id := range ids {
+		err := b.Delete(ctx, id)
+		if err != nil && !errors.Is(err, ErrFileNotFound) { // a concurrent delete is fine
+			return removed, err
+		}
+		if err == nil {
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+func (b *Bucket) idsOf(ctx context.Context, filter bson.D) ([]any, error) {
+	cur, err := b.files.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("find files: %w", err)
+	}
+	defer cur.Close(ctx)
+	var ids []any
+	for cur.Next(ctx) {
+		var doc struct {
+			ID any `bson:"_id"`
+		}
+		if err := cur.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("find files: %w", err)
+		}
+		ids = append(ids, doc.ID)
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("find files: %w", err)
+	}
+	return ids, nil
+}
+
+// Rename gives the file with _id id a new name. It returns ErrFileNotFound
+// or ErrInvalidFilename.
+func (b *Bucket) Rename(ctx context.Context, id any, name string) error {
+	if err := CheckFilename(name); err != nil {
+		return err
+	}
+	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
+	if err != nil {
+		return fmt.Errorf("rename file %v: %w", id, err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+	}
+	return nil
+}
+
+// RenameName renames every revision of the files named old. It returns
+// ErrFileNotFound or ErrInvalidFilename.
+func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
+	if err := CheckFilename(name); err != nil {
+		return err
+	}
+	res, err := b.files.UpdateMany(ctx, bson.D{{Key: "filename", Value: old}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
+	if err != nil {
+		return fmt.Errorf("rename %q: %w", old, err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, old, b.name)
+	}
+	return nil
+}
+
+// SetMetadata replaces the metadata of the file with _id id; an empty
+// document removes it. It returns ErrFileNotFound or ErrInvalidMetadata.
+func (b *Bucket) SetMetadata(ctx context.Context, id any, metadata bson.D) error {
+	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "metadata", Value: ""}}}}
+	if len(metadata) > 0 {
+		if err := checkMetadata(metadata); err != nil {
+			return err
+		}
+		update = bson.D{{Key: "$set", Value: bson.D{{Key: "metadata", Value: metadata}}}}
+	}
+	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
+	if err != nil {
+		return fmt.Errorf("set metadata of %v: %w", id, err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+	}
+	return nil
+}
+
+// MaxMetadataBytes leaves a files document room for its own fields inside
+// MongoDB's 16 MiB limit.
+const MaxMetadataBytes = 16*1024*1024 - 64*1024
+
+func checkMetadata(md bson.D) error {
+	raw, err := bson.Marshal(md)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+	}
+	if len(raw) > MaxMetadataBytes {
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidMetadata, len(raw), MaxMetadataBytes)
+	}
+	return nil
+}
+
+// Drop removes the bucket's files, chunks and settings.
+func (b *Bucket) Drop(ctx context.Context) error {
+	if err := b.files.Drop(ctx); err != nil {
+		return fmt.Errorf("drop %s: %w", b.files.Name(), err)
+	}
+	if err := b.chunks.Drop(ctx); err != nil {
+		return fmt.Errorf("drop %s: %w", b.chunks.Name(), err)
+	}
+	if _, err := b.db.db.Collection(SettingsCollection).DeleteOne(ctx, bson.D{{Key: "_id", Value: b.name}}); err != nil {
+		return fmt.Errorf("drop settings of %s: %w", b.name, err)
+	}
+	b.db.setEnsured(b.name, false)
+	return nil
+}
+
+// Stats summarises a bucket.
+type Stats struct {
+	Files int64 `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Stats counts the bucket's files and their total length.
+func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
+	// One accumulator per $group: FerretDB v1 computes only the first
+	// of several, so the count is a query of its own.
+	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.D{
+		{Key: "_id", Value: nil},
+		{Key: "bytes", Value: bson.D{{Key: "$sum", Value: "$length"}}},
+	}}}}
+	var s Stats
+	cur, err := b.files.Aggregate(ctx, pipeline)
+	if err != nil {
+		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
+	}
+	defer cur.Close(ctx)
+	if cur.Next(ctx) {
+		s.Bytes, _ = cur.Current.Lookup("bytes").AsInt64OK()
+	}
+	if err := cur.Err(); err != nil {
+		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
+	}
+	if s.Files, err = b.files.CountDocuments(ctx, bson.D{}); err != nil {
+		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
+	}
+	return s, nil
+}
+
+// UploadOptions are the optional parts of an upload.
+type UploadOptions struct {
+	// ID is the new file's _id, of any BSON type; nil means a new ObjectID.
+	ID any
+	// ChunkSize overrides the bucket's chunk size.
+	ChunkSize int
+	// Metadata is stored as the files document's metadata.
+	Metadata bson.D
+	// ContentType, when set, is stored as metadata.contentType.
+	ContentType string
+	// Extra holds root fields of the files document some callers need, such
+	// as the legacy contentType or aliases of the spec tests.
+	Extra bson.D
+}
+
+// Upload is a file being written. Write its content, then Commit; or Abort.
+// Until Commit returns, no reader can see the file.
+type Upload struct {
+	b        *Bucket
+	ctx      context.Context
+	id       any
+	filename string
+	metadata bson.D
+	extra    bson.D
+	w        *chunker.Writer
+	max      int64
+	done     bool
+}
+
+// OpenUpload starts an upload of a file named filename. It checks the name,
+// chunk size and metadata and ensures the bucket's indexes before anything
+// is written; bad input returns ErrInvalidFilename, ErrInvalidChunkSize or
+// ErrInvalidMetadata. Cancelling ctx aborts the upload.
+func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOptions) (*Upload, error) {
+	if err := CheckFilename(filename); err != nil {
+		return nil, err
+	}
+	chunkSize := opts.ChunkSize
+	if chunkSize == 0 {
+		chunkSize = b.ChunkSize()
+	}
+	if err := chunker.CheckChunkSize(int64(chunkSize)); err != nil {
+		return nil, err
+	}
+	md := opts.Metadata
+	if opts.ContentType != "" {
+		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
+	}
+	if len(md) > 0 {
+		if err := checkMetadata(md); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.ensureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	id := opts.ID
+	if id == nil {
+		id = bson.NewObjectID()
+	} else if _, err := b.Stat(ctx, id); err == nil {
+		// The chunk writer owns every chunk of its files_id and removes
+		// them all on failure, so it must never write under a taken id.
+		return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, id, b.name)
+	} else if !errors.Is(err, ErrFileNotFound) {
+		return nil, err
+	}
+	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize})
+	if err != nil {
+		return nil, err
+	}
+	return &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize}, nil
+}
+
+func withoutKey(d bson.D, key string) bson.D {
+	out := make(bson.D, 0, len(d)+1)
+	for _, e := range d {
+		if e.Key != key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ID is the new file's _id.
+func (u *Upload) ID() any { return u.id }
+
+// Write adds p to the file. Past the bucket's MaxFileSize it aborts the
+// upload and returns ErrTooLarge.
+func (u *Upload) Write(p []byte) (int, error) {
+	if u.max > 0 && u.w.Length()+int64(len(p)) > u.max {
+		u.Abort()
+		return 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, u.max)
+	}
+	return u.w.Write(p)
+}
+
+// ReadFrom copies r into the file until EOF.
+func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
+	if u.max > 0 {
+		// One byte more than allowed tells an oversized file from a full one.
+		n, err := u.w.ReadFrom(io.LimitReader(r, u.max-u.w.Length()+1))
+		if err == nil && u.w.Length() > u.max {
+			u.Abort()
+			return n, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, u.max)
+		}
+		return n, err
+	}
+	return u.w.ReadFrom(r)
+}
+
+// Length is the number of bytes written so far.
+func (u *Upload) Length() int64 { return u.w.Length() }
+
+// SHA256 is the SHA-256 of the bytes written so far.
+func (u *Upload) SHA256() []byte { return u.w.Sum() }
+
+// Commit writes the last chunks and then the files document, which makes the
+// file visible. On failure nothing remains stored; an _id that is taken
+// returns ErrFileExists.
+func (u *Upload) Commit() (*File, error) {
+	if u.done {
+		return nil, chunker.ErrClosed
+	}
+	u.done = true
+	if err := u.w.Close(); err != nil {
+		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
+	}
+	doc := bson.D{
+		{Key: "_id", Value: u.id},
+		{Key: "length", Value: u.w.Length()},
+		{Key: "chunkSize", Value: int32(u.w.ChunkSize())},
+		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "filename", Value: u.filename},
+	}
+	if len(u.metadata) > 0 {
+		doc = append(doc, bson.E{Key: "metadata", Value: u.metadata})
+	}
+	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", u.w.Sum())})
+	doc = append(doc, u.extra...)
+	raw, err := bson.Marshal(doc)
+	if err == nil {
+		_, err = u.b.files.InsertOne(context.WithoutCancel(u.ctx), raw)
+	}
+	if err != nil {
+		u.w.Abort()
+		if mongo.IsDuplicateKeyError(err) {
+			return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, u.id, u.b.name)
+		}
+		return nil, fmt.Errorf("upload %q: write files document: %w", u.filename, err)
+	}
+	return ParseFile(raw)
+}
+
+// Abort stops the upload and removes what it wrote.
+func (u *Upload) Abort() error {
+	u.done = true
+	return u.w.Abort()
+}
+
+// Upload stores the content of r as a new file named filename; see
+// OpenUpload and Commit.
+func (b *Bucket) Upload(ctx context.Context, filename string, r io.Reader, opts UploadOptions) (*File, error) {
+	up, err := b.OpenUpload(ctx, filename, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := up.ReadFrom(r); err != nil {
+		up.Abort()
+		return nil, fmt.Errorf("upload %q: %w", filename, err)
+	}
+	return up.Commit()
+}

@@ -1,0 +1,140 @@
+package buckets_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func mustBucket(t *testing.T, name string) *buckets.Bucket {
+	t.Helper()
+	b, err := buckets.NewDB(storetest.MustOpenDB(t)).Bucket(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestUploadDownloadRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	const cs = 16
+	for _, size := range []int{0, 1, cs - 1, cs, cs + 1, 5*cs + 3} {
+		data := bytes.Repeat([]byte{byte(size)}, size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		f, err := b.Upload(ctx, "f", bytes.NewReader(data), buckets.UploadOptions{ChunkSize: cs})
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		if f.Length != int64(size) || f.ChunkSize != cs {
+			t.Fatalf("size %d: files document %+v", size, f)
+		}
+		d, err := b.OpenID(ctx, f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(d)
+		d.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("size %d: read %d bytes, err %v", size, len(got), err)
+		}
+	}
+}
+
+func TestRevisions(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	for _, s := range []string{"a", "b", "c"} {
+		if _, err := b.Upload(ctx, "r", bytes.NewReader([]byte(s)), buckets.UploadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rev, want := range map[int]string{0: "a", 1: "b", 2: "c", -1: "c", -2: "b", -3: "a"} {
+		d, err := b.OpenName(ctx, "r", rev)
+		if err != nil {
+			t.Fatalf("revision %d: %v", rev, err)
+		}
+		got, _ := io.ReadAll(d)
+		if string(got) != want {
+			t.Errorf("revision %d = %q, want %q", rev, got, want)
+		}
+	}
+	if _, err := b.FindByName(ctx, "r", 3); !errors.Is(err, buckets.ErrRevisionNotFound) {
+		t.Errorf("revision 3: %v", err)
+	}
+	if _, err := b.FindByName(ctx, "nope", 0); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Errorf("missing name: %v", err)
+	}
+	n, err := b.DeleteName(ctx, "r")
+	if err != nil || n != 3 {
+		t.Fatalf("DeleteName = %d, %v", n, err)
+	}
+	if c, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{}); c != 0 {
+		t.Errorf("%d chunks left after delete", c)
+	}
+}
+
+func TestFindPages(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "pages")
+	names := []string{"a/1", "a/2", "a/3", "b/1", "a/4"}
+	for i, n := range names {
+		md := bson.D{{Key: "even", Value: i%2 == 0}}
+		if _, err := b.Upload(ctx, n, bytes.NewReader([]byte(n)), buckets.UploadOptions{Metadata: md}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	q := buckets.Query{Prefix: "a/", Limit: 3}
+	for {
+		p, err := b.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Files {
+			got = append(got, f.Filename)
+		}
+		if p.Next == "" {
+			break
+		}
+		q.After = p.Next
+	}
+	if want := "a/1 a/2 a/3 a/4"; joined(got) != want {
+		t.Errorf("prefix listing = %q, want %q", joined(got), want)
+	}
+	p, err := b.Find(ctx, buckets.Query{Metadata: bson.D{{Key: "even", Value: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Files) != 3 {
+		t.Errorf("metadata filter found %d files, want 3", len(p.Files))
+	}
+	if _, err := b.Find(ctx, buckets.Query{Regex: "("}); !errors.Is(err, buckets.ErrInvalidQuery) {
+		t.Errorf("bad regex: %v", err)
+	}
+	st, err := b.Stats(ctx)
+	if err != nil || st.Files != 5 || st.Bytes != 15 {
+		t.Errorf("Stats = %+v, %v", st, err)
+	}
+}
+
+func joined(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+// Package buckets implements GridFS buckets on one MongoDB database: index
+// creation as the GridFS specification prescribes, uploads and downloads
+// with revisions, find, rename, delete, per-bucket settings and statistics.
+// The chunk format itself lives in package chunker.
+package buckets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// SettingsCollection holds one document per bucket created through gridfsd,
+// so that every gateway instance sees the same settings.
+const SettingsCollection = "_gridfsd_buckets"
+
+// DefaultBucket is the bucket of GridFS tools that are not told another.
+const DefaultBucket = "fs"
+
+// Settings are a bucket's defaults, persisted in SettingsCollection.
+type Settings struct {
+	// ChunkSize for uploads that do not choose one; 0 means chunker.DefaultChunkSize.
+	ChunkSize int `bson:"chunkSize,omitempty" json:"chunkSize,omitempty"`
+	// MaxFileSize refuses larger uploads with ErrTooLarge; 0 means no limit
+	// beyond the gateway's own.
+	MaxFileSize int64 `bson:"maxFileSize,omitempty" json:"maxFileSize,omitempty"`
+}
+
+func (s Settings) check() error {
+	if s.ChunkSize != 0 {
+		if err := chunker.CheckChunkSize(int64(s.ChunkSize)); err != nil {
+			return err
+		}
+	}
+	if s.MaxFileSize < 0 {
+		return fmt.Errorf("%w: maxFileSize %d is negative", ErrInvalidMetadata, s.MaxFileSize)
+	}
+	return nil
+}
+
+// DB is the set of buckets in one database. It is safe for concurrent use
+// and holds no state that other gateway instances would need: indexes and
+// settings live in MongoDB; DB only remembers which buckets it has already
+// checked the indexes of.
+type DB struct {
+	db *mongo.Database
+
+	mu      sync.Mutex
+	indexed map[string]bool
+}
+
+// NewDB returns the buckets of db.
+func NewDB(db *mongo.Database) *DB {
+	return &DB{db: db, indexed: make(map[string]bool)}
+}
+
+// Database is the underlying database.
+func (d *DB) Database() *mongo.Database { return d.db }
+
+// Bucket opens the bucket name, which need not exist yet: GridFS creates
+// collections on the first upload. It returns ErrInvalidBucketName for a bad
+// name.
+func (d *DB) Bucket(ctx context.Context, name string) (*Bucket, error) {
+	if err := CheckBucketName(name); err != nil {
+		return nil, err
+	}
+	s, _, err := d.settings(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return d.bucket(name, s), nil
+}
+
+func (d *DB) bucket(name string, s Settings) *Bucket {
+	return &Bucket{
+		db:       d,
+		name:     name,
+		settings: s,
+		files:    d.db.Collection(name + ".files"),
+		chunks:   d.db.Collection(name + ".chunks"),
+	}
+}
+
+// settings reads the persisted settings of a bucket; found is false when
+// gridfsd never stored any.
+func (d *DB) settings(ctx context.Context, name string) (s Settings, found bool, err error) {
+	err = d.db.Collection(SettingsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: name}}).Decode(&s)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Settings{}, false, nil
+	}
+	if err != nil {
+		return Settings{}, false, fmt.Errorf("read settings of bucket %s: %w", name, err)
+	}
+	return s, true, nil
+}
+
+// Create creates bucket name with settings s, or updates the settings of an
+// existing one, and ensures its indexes. It returns ErrInvalidBucketName or
+// ErrInvalidChunkSize for bad input, having written nothing.
+func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, error) {
+	if err := CheckBucketName(name); err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	b := d.bucket(name, s)
+	if err := b.createIndexes(ctx); err != nil {
+		return nil, err
+	}
+	doc := bson.D{
+		{Key: "chunkSize", Value: s.ChunkSize},
+		{Key: "maxFileSize", Value: s.MaxFileSize},
+		{Key: "updated", Value: time.Now()},
+	}
+	_, err := d.db.Collection(SettingsCollection).UpdateOne(ctx,
+		bson.D{{Key: "_id", Value: name}},
+		bson.D{{Key: "$set", Value: doc}},
+		optionsUpsert())
+	if err != nil {
+		return nil, fmt.Errorf("save settings of bucket %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// Drop removes bucket name: its files, chunks and settings. Unless force is
+// set, it refuses a bucket that holds files with ErrBucketNotEmpty. It
+// returns ErrBucketNotFound when there is no such bucket.
+func (d *DB) Drop(ctx context.Context, name string, force bool) error {
+	b, err := d.Bucket(ctx, name)
+	if err != nil {
+		return err
+	}
+	exists, err := d.exists(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return fmt.Errorf("%w: %s", ErrBucketNotFound, name)
+	}
+	if !force {
+		one, err := b.files.FindOne(ctx, bson.D{}, findOneID()).Raw()
+		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+			return fmt.Errorf("check bucket %s: %w", name, err)
+		}
+		if one != nil {
+			return fmt.Errorf("%w: %s (drop with force to remove its files)", ErrBucketNotEmpty, name)
+		}
+	}
+	return b.Drop(ctx)
+}
+
+func (d *DB) exists(ctx context.Context, name string) (bool, error) {
+	names, err := d.collections(ctx)
+	if err != nil {
+		return false, err
+	}
+	if names[name+".files"] || names[name+".chunks"] {
+		return true, nil
+	}
+	_, found, err := d.settings(ctx, name)
+	return found, err
+}
+
+func (d *DB) collections(ctx context.Context) (map[string]bool, error) {
+	list, err := d.db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return nil, fmt.Errorf("list collections: %w", err)
+	}
+	names := make(map[string]bool, len(list))
+	for _, n := range list {
+		names[n] = true
+	}
+	return names, nil
+}
+
+// BucketInfo describes one bucket of the database.
+type BucketInfo struct {
+	Name     string   `json:"name"`
+	Settings Settings `json:"settings"`
+	Stats
+}
+
+// List returns every bucket of the database, sorted by name, with its
+// statistics: any pair of collections X.files/X.chunks, whoever wrote them,
+// and every bucket created through gridfsd.
+func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
+	names, err := d.collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]Settings)
+	for n := range names {
+		if b, ok := strings.CutSuffix(n, ".files"); ok && CheckBucketName(b) == nil {
+			seen[b] = Settings{}
+		}
+	}
+	cur, err := d.db.Collection(SettingsCollection).Find(ctx, bson.D{})
+	if err != nil {
+		return nil, fmt.Errorf("list bucket settings: %w", err)
+	}
+	for cur.Next(ctx) {
+		var s struct {
+			Name     string `bson:"_id"`
+			Settings `bson:",inline"`
+		}
+		if err := cur.Decode(&s); err == nil {
+			seen[s.Name] = s.Settings
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("list bucket settings: %w", err)
+	}
+	cur.Close(ctx)
+	out := make([]BucketInfo, 0, len(seen))
+	for name, s := range seen {
+		st, err := d.bucket(name, s).Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, BucketInfo{Name: name, Settings: s, Stats: st})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ensured reports whether the indexes of bucket name were already checked
+// by this process.
+func (d *DB) ensured(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.indexed[name]
+}
+
+func (d *DB) setEnsured(name string, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ok {
+		d.indexed[name] = true
+	} else {
+		delete(d.indexed, name)
+	}
+}

@@ -1,0 +1,106 @@
+package buckets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+var (
+	filesIndex  = bson.D{{Key: "filename", Value: int32(1)}, {Key: "uploadDate", Value: int32(1)}}
+	chunksIndex = bson.D{{Key: "files_id", Value: int32(1)}, {Key: "n", Value: int32(1)}}
+)
+
+// ensureIndexes does what the GridFS specification asks before the first
+// write: if the files collection is empty, create the two indexes unless an
+// index with the same keys (compared by value, so 1 and 1.0 match) exists.
+// A process checks each bucket once.
+func (b *Bucket) ensureIndexes(ctx context.Context) error {
+	if b.db.ensured(b.name) {
+		return nil
+	}
+	one, err := b.files.FindOne(ctx, bson.D{}, findOneID()).Raw()
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		if err := b.createIndexes(ctx); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("bucket %s: check files: %w", b.name, err)
+	case one == nil:
+		return fmt.Errorf("bucket %s: check files: empty answer", b.name)
+	}
+	b.db.setEnsured(b.name, true)
+	return nil
+}
+
+// createIndexes creates the files and chunks indexes where missing.
+func (b *Bucket) createIndexes(ctx context.Context) error {
+	if err := ensureIndex(ctx, b.files, filesIndex, false); err != nil {
+		return fmt.Errorf("bucket %s: %w", b.name, err)
+	}
+	if err := ensureIndex(ctx, b.chunks, chunksIndex, true); err != nil {
+		return fmt.Errorf("bucket %s: %w", b.name, err)
+	}
+	b.db.setEnsured(b.name, true)
+	return nil
+}
+
+func ensureIndex(ctx context.Context, coll *mongo.Collection, keys bson.D, unique bool) error {
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	for _, spec := range specs {
+		if sameKeys(spec.Lookup("key"), keys) {
+			return nil
+		}
+	}
+	model := mongo.IndexModel{Keys: keys}
+	if unique {
+		model.Options = options.Index().SetUnique(true)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, model); err != nil {
+		return fmt.Errorf("create index on %s: %w", coll.Name(), err)
+	}
+	return nil
+}
+
+// sameKeys compares an index key document with keys by field order and
+// numeric value, whatever numeric type either side uses.
+func sameKeys(v bson.RawValue, keys bson.D) bool {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return false
+	}
+	elems, err := doc.Elements()
+	if err != nil || len(elems) != len(keys) {
+		return false
+	}
+	for i, e := range elems {
+		if e.Key() != keys[i].Key {
+			return false
+		}
+		got, ok := e.Value().AsFloat64OK()
+		if !ok || got != float64(keys[i].Value.(int32)) {
+			return false
+		}
+	}
+	return true
+}
+
+func findOneID() *options.FindOneOptionsBuilder {
+	return options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})
+}
+
+func optionsUpsert() *options.UpdateOneOptionsBuilder {
+	return options.UpdateOne().SetUpsert(true)
+}

@@ -1,0 +1,323 @@
+package chunker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// maxReadaheadBytes caps how far a sequential reader fetches ahead of the
+// client: the batch size of the chunk cursor grows 1, 1, 2, 4, ... chunks up
+// to this many bytes, the way the kernel grows its readahead.
+const maxReadaheadBytes = 4 << 20
+
+// File is what a Reader needs to know of a files document.
+type File struct {
+	ID        any
+	Length    int64
+	ChunkSize int
+}
+
+// Reader reads the chunks of one file. It is an io.ReadSeeker whose Seek is
+// O(1) and never reads the chunks it skips, and an io.ReaderAt safe for
+// concurrent use. Sequential reads share one cursor that prefetches the next
+// batch while the current one is served.
+type Reader struct {
+	ctx    context.Context
+	chunks *mongo.Collection
+	file   File
+	chunkN int64 // number of chunks
+
+	pos    int64
+	cur    []byte // data of chunk curN
+	curN   int64
+	stream *stream
+	closed bool
+
+	// Fetched counts the chunk bytes received from the store, for metrics
+	// and tests of the read path's cost.
+	fetched int64
+}
+
+var (
+	_ io.ReadSeekCloser = (*Reader)(nil)
+	_ io.ReaderAt       = (*Reader)(nil)
+)
+
+// NewReader returns a Reader of file's chunks in chunks.
+func NewReader(ctx context.Context, chunks *mongo.Collection, file File) (*Reader, error) {
+	if file.Length < 0 {
+		return nil, fmt.Errorf("file %v: negative length %d", file.ID, file.Length)
+	}
+	if file.Length > 0 {
+		if err := CheckChunkSize(int64(file.ChunkSize)); err != nil {
+			return nil, fmt.Errorf("file %v: %w", file.ID, err)
+		}
+	}
+	r := &Reader{ctx: ctx, chunks: chunks, file: file, curN: -1}
+	if file.Length > 0 {
+		r.chunkN = chunkCount(file.Length, file.ChunkSize)
+	}
+	return r, nil
+}
+
+// Size is the file's length.
+func (r *Reader) Size() int64 { return r.file.Length }
+
+// Fetched is the number of chunk bytes this reader has received from the
+// store so far, read-ahead included.
+func (r *Reader) Fetched() int64 { return r.fetched }
+
+// Read reads from the current offset. It returns an error wrapping
+// ErrChunkMissing or ErrChunkSize when the stored chunks do not match the
+// file's length.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if r.pos >= r.file.Length {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && r.pos < r.file.Length {
+		k := r.pos / int64(r.file.ChunkSize)
+		if k != r.curN {
+			if err := r.load(k); err != nil {
+				return n, err
+			}
+		}
+		off := r.pos - k*int64(r.file.ChunkSize)
+		c := copy(p[n:], r.cur[off:])
+		n += c
+		r.pos += int64(c)
+	}
+	return n, nil
+}
+
+// load makes chunk k current, from the open stream when it is positioned
+// there, else from a new stream starting at k.
+func (r *Reader) load(k int64) error {
+	if r.stream == nil || r.stream.next != k {
+		r.stopStream()
+		r.stream = r.openStream(k)
+	}
+	c, err := r.stream.take()
+	if err != nil {
+		r.stopStream()
+		return err
+	}
+	putBuffer(r.cur)
+	r.cur, r.curN = c, k
+	return nil
+}
+
+// Seek sets the offset for the next Read. Seeking past the end is allowed;
+// Read then returns io.EOF.
+func (r *Reader) Seek(offset int64, whence int) (int64, error) {
+	if r.closed {
+		return 0, ErrClosed
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += r.pos
+	case io.SeekEnd:
+		offset += r.file.Length
+	default:
+		return 0, errors.New("chunker: invalid whence")
+	}
+	if offset < 0 {
+		return 0, errors.New("chunker: negative position")
+	}
+	r.pos = offset
+	return offset, nil
+}
+
+// ReadAt reads len(p) bytes at off with one query for exactly the chunks that
+// hold them. It does not move the offset of Read and may run concurrently
+// with other ReadAt calls.
+func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if off < 0 {
+		return 0, errors.New("chunker: negative offset")
+	}
+	if off >= r.file.Length {
+		return 0, io.EOF
+	}
+	end := min(off+int64(len(p)), r.file.Length)
+	cs := int64(r.file.ChunkSize)
+	first, last := off/cs, (end-1)/cs
+	cur, err := r.find(r.ctx, first, last, int32(last-first+1))
+	if err != nil {
+		return 0, err
+	}
+	defer cur.Close(context.WithoutCancel(r.ctx))
+	n := 0
+	for k := first; k <= last; k++ {
+		data, err := r.next(r.ctx, cur, k)
+		if err != nil {
+			return n, err
+		}
+		lo := max(off-k*cs, 0)
+		hi := min(end-k*cs, int64(len(data)))
+		n += copy(p[n:], data[lo:hi])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Close releases the cursor and buffers.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.stopStream()
+	putBuffer(r.cur)
+	r.cur, r.curN = nil, -1
+	return nil
+}
+
+func (r *Reader) stopStream() {
+	if r.stream != nil {
+		r.fetched += r.stream.stop()
+		r.stream = nil
+	}
+}
+
+// find opens a cursor over chunks first..last, sorted by n, through the
+// unique {files_id, n} index.
+func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mongo.Cursor, error) {
+	filter := bson.D{
+		{Key: "files_id", Value: r.file.ID},
+		{Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lte", Value: last}}},
+	}
+	opts := options.Find().
+		SetSort(bson.D{{Key: "n", Value: 1}}).
+		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "data", Value: 1}}).
+		SetBatchSize(batch)
+	cur, err := r.chunks.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, fmt.Errorf("find chunks of %v from %d: %w", r.file.ID, first, err)
+	}
+	return cur, nil
+}
+
+// next reads chunk k from cur and checks its number and size. The returned
+// slice is a pooled copy owned by the caller.
+func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, error) {
+	if !cur.Next(ctx) {
+		if err := cur.Err(); err != nil {
+			return nil, fmt.Errorf("read chunk %d of %v: %w", k, r.file.ID, err)
+		}
+		return nil, fmt.Errorf("file %v: chunk %d: %w", r.file.ID, k, ErrChunkMissing)
+	}
+	n, ok := cur.Current.Lookup("n").AsInt64OK()
+	if !ok || n != k {
+		return nil, fmt.Errorf("file %v: chunk %d (found n=%v): %w", r.file.ID, k, cur.Current.Lookup("n"), ErrChunkMissing)
+	}
+	_, data, ok := cur.Current.Lookup("data").BinaryOK()
+	want := int64(r.file.ChunkSize)
+	if k == r.chunkN-1 {
+		want = r.file.Length - k*int64(r.file.ChunkSize)
+	}
+	if !ok || int64(len(data)) != want {
+		return nil, fmt.Errorf("file %v: chunk %d has %d bytes, want %d: %w", r.file.ID, k, len(data), want, ErrChunkSize)
+	}
+	c := getBuffer(len(data))
+	copy(c, data)
+	return c, nil
+}
+
+// stream delivers chunks next, next+1, ... of a file from one cursor, read
+// ahead by a goroutine so that the store's latency overlaps the client's.
+type stream struct {
+	ctx     context.Context
+	next    int64 // the chunk take returns next
+	chunks  chan streamed
+	cancel  context.CancelFunc
+	done    chan struct{}
+	fetched int64 // written by the goroutine; read after done
+}
+
+type streamed struct {
+	data []byte
+	err  error
+}
+
+func (r *Reader) openStream(first int64) *stream {
+	ctx, cancel := context.WithCancel(r.ctx)
+	s := &stream{ctx: ctx, next: first, chunks: make(chan streamed, 1), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer close(s.chunks)
+		maxBatch := int32(max(maxReadaheadBytes/r.file.ChunkSize, 1))
+		cur, err := r.find(ctx, first, r.chunkN-1, 1)
+		if err != nil {
+			s.send(ctx, streamed{err: err})
+			return
+		}
+		defer cur.Close(context.WithoutCancel(ctx))
+		batch := int32(1)
+		for k := first; k < r.chunkN; k++ {
+			if k > first && cur.RemainingBatchLength() == 0 {
+				// The next Next issues a getMore; the client has kept
+				// reading, so fetch more at a time.
+				cur.SetBatchSize(batch)
+				batch = min(batch*2, maxBatch)
+			}
+			data, err := r.next(ctx, cur, k)
+			if err == nil {
+				s.fetched += int64(len(data))
+			}
+			if !s.send(ctx, streamed{data: data, err: err}) || err != nil {
+				putBuffer(data)
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *stream) send(ctx context.Context, c streamed) bool {
+	select {
+	case s.chunks <- c:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s *stream) take() ([]byte, error) {
+	c, ok := <-s.chunks
+	if !ok {
+		if err := s.ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("chunk %d: %w", s.next, ErrClosed)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	s.next++
+	return c.data, nil
+}
+
+// stop ends the goroutine and returns how many bytes it fetched.
+func (s *stream) stop() int64 {
+	s.cancel()
+	for c := range s.chunks {
+		putBuffer(c.data)
+	}
+	<-s.done
+	return s.fetched
+}

@@ -1,0 +1,269 @@
+package chunker
+
+import (
+	"context"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	"github.com/minio/sha256-simd"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// DefaultBatchBytes is how many bytes of chunks one InsertMany carries by
+// default. A writer holds at most two batches: one being filled, one being
+// inserted.
+const DefaultBatchBytes = 1 << 20
+
+// abortTimeout bounds the cleanup after a failed or cancelled upload; it runs
+// on a context of its own because the upload's context may be the reason.
+const abortTimeout = 30 * time.Second
+
+// WriterOptions tune a Writer. The zero value is valid.
+type WriterOptions struct {
+	// ChunkSize is the size of every chunk but the last; 0 means DefaultChunkSize.
+	ChunkSize int
+	// BatchBytes is the payload of one InsertMany, rounded to whole chunks
+	// and at least one chunk; 0 means DefaultBatchBytes.
+	BatchBytes int
+}
+
+// Writer streams bytes into the chunk documents of one file. Reading the
+// next bytes overlaps the insert of the previous batch. It computes the
+// SHA-256 of everything written.
+//
+// A Writer writes only chunks: the caller writes the files document after
+// Close succeeds, so that a file is never visible before it is complete.
+type Writer struct {
+	ctx       context.Context
+	chunks    *mongo.Collection
+	filesID   any
+	chunkSize int
+	batchCap  int // bytes in a full batch, a multiple of chunkSize
+
+	hash   hash.Hash
+	length int64
+	next   int32  // n of the first chunk in buf
+	buf    []byte // the batch being filled; len is the bytes in it
+
+	inflight chan error // result of the insert in flight, if any
+	busy     bool
+	err      error // sticky: the first failure, after which the writer has aborted
+	closed   bool
+}
+
+var _ io.WriteCloser = (*Writer)(nil)
+var _ io.ReaderFrom = (*Writer)(nil)
+
+// NewWriter returns a Writer of the chunks of filesID into chunks. Cancelling
+// ctx aborts the upload: the chunks written so far are removed.
+func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts WriterOptions) (*Writer, error) {
+	if opts.ChunkSize == 0 {
+		opts.ChunkSize = DefaultChunkSize
+	}
+	if err := CheckChunkSize(int64(opts.ChunkSize)); err != nil {
+		return nil, err
+	}
+	if opts.BatchBytes <= 0 {
+		opts.BatchBytes = DefaultBatchBytes
+	}
+	perBatch := max(opts.BatchBytes/opts.ChunkSize, 1)
+	return &Writer{
+		ctx:       ctx,
+		chunks:    chunks,
+		filesID:   filesID,
+		chunkSize: opts.ChunkSize,
+		batchCap:  perBatch * opts.ChunkSize,
+		hash:      sha256.New(),
+		inflight:  make(chan error, 1),
+	}, nil
+}
+
+// Write adds p to the file.
+func (w *Writer) Write(p []byte) (int, error) {
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	written := 0
+	for len(p) > 0 {
+		if w.buf == nil {
+			w.buf = getBuffer(w.batchCap)[:0]
+		}
+		n := copy(w.buf[len(w.buf):w.batchCap], p)
+		w.hash.Write(p[:n])
+		w.buf = w.buf[:len(w.buf)+n]
+		w.length += int64(n)
+		written += n
+		p = p[n:]
+		if len(w.buf) == w.batchCap {
+			if err := w.flush(); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// ReadFrom reads r until EOF straight into the batch buffers, saving the
+// copy that Write would make.
+func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	var total int64
+	for {
+		if w.buf == nil {
+			w.buf = getBuffer(w.batchCap)[:0]
+		}
+		n, err := r.Read(w.buf[len(w.buf):w.batchCap])
+		if n > 0 {
+			w.hash.Write(w.buf[len(w.buf) : len(w.buf)+n])
+			w.buf = w.buf[:len(w.buf)+n]
+			w.length += int64(n)
+			total += int64(n)
+			if len(w.buf) == w.batchCap {
+				if ferr := w.flush(); ferr != nil {
+					return total, ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		if cerr := w.ctx.Err(); cerr != nil {
+			return total, w.fail(cerr)
+		}
+	}
+}
+
+// Close writes the remaining chunks and waits for every insert. After Close
+// returns nil, Length and Sum describe the stored chunks.
+func (w *Writer) Close() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if len(w.buf) > 0 {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.wait(); err != nil {
+		return w.fail(err)
+	}
+	putBuffer(w.buf)
+	w.buf = nil
+	w.closed = true
+	return nil
+}
+
+// Abort stops the upload and removes every chunk written so far. It is safe
+// to call after a failure, which has already removed them.
+func (w *Writer) Abort() error {
+	if w.err != nil {
+		return nil
+	}
+	w.err = ErrClosed
+	return w.discard()
+}
+
+// Length is the number of bytes written.
+func (w *Writer) Length() int64 { return w.length }
+
+// Sum is the SHA-256 of the bytes written so far.
+func (w *Writer) Sum() []byte { return w.hash.Sum(nil) }
+
+// ChunkSize is the chunk size in use.
+func (w *Writer) ChunkSize() int { return w.chunkSize }
+
+func (w *Writer) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if err := w.ctx.Err(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// flush hands the filled part of buf to an insert, after waiting for the one
+// before it: at most one insert is in flight, so memory stays at two batches.
+func (w *Writer) flush() error {
+	if err := w.wait(); err != nil {
+		return w.fail(err)
+	}
+	batch := w.buf
+	w.buf = nil
+	first := w.next
+	count := int32(chunkCount(int64(len(batch)), w.chunkSize))
+	w.next += count
+	docs := make([]any, 0, count)
+	for i := int32(0); i < count; i++ {
+		start := int(i) * w.chunkSize
+		end := min(start+w.chunkSize, len(batch))
+		docs = append(docs, chunkDoc{ID: bson.NewObjectID(), FilesID: w.filesID, N: first + i, Data: batch[start:end]})
+	}
+	w.busy = true
+	go func() {
+		_, err := w.chunks.InsertMany(w.ctx, docs)
+		putBuffer(batch)
+		if err != nil {
+			err = fmt.Errorf("insert chunks %d-%d: %w", first, first+count-1, err)
+		}
+		w.inflight <- err
+	}()
+	return nil
+}
+
+func (w *Writer) wait() error {
+	if !w.busy {
+		return nil
+	}
+	w.busy = false
+	return <-w.inflight
+}
+
+// fail records err and removes what was written. It returns the recorded
+// error so callers can return w.fail(err).
+func (w *Writer) fail(err error) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.err = err
+	if derr := w.discard(); derr != nil {
+		w.err = fmt.Errorf("%w (and %v)", err, derr)
+	}
+	return w.err
+}
+
+// discard waits for the insert in flight, then removes every chunk of the file.
+func (w *Writer) discard() error {
+	w.wait()
+	putBuffer(w.buf)
+	w.buf = nil
+	w.closed = true
+	return w.removeChunks()
+}
+
+func (w *Writer) removeChunks() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
+	defer cancel()
+	if _, err := w.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: w.filesID}}); err != nil {
+		return fmt.Errorf("remove chunks: %w", err)
+	}
+	return nil
+}
+
+type chunkDoc struct {
+	ID      bson.ObjectID `bson:"_id"`
+	FilesID any           `bson:"files_id"`
+	N       int32         `bson:"n"`
+	Data    []byte        `bson:"data"`
+}

@@ -1,0 +1,181 @@
+// Package config is gridfsd's one configuration: every command reads it
+// from flags, GRIDFSD_* environment variables and an optional YAML or TOML
+// file, in that order of precedence, with the defaults below. Only this
+// package and cmd/gridfsd know viper; the rest of gridfsd takes plain structs.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Keys, as used in files, flags (the same) and the environment
+// (GRIDFSD_ + upper case with "-" as "_": GRIDFSD_DATA_DIR).
+const (
+	KeyURI               = "uri"
+	KeyDB                = "db"
+	KeyListen            = "listen"
+	KeyDataDir           = "data-dir"
+	KeyEmbeddedListen    = "embedded-listen"
+	KeyConnectTimeout    = "connect-timeout"
+	KeyMaxUploadSize     = "max-upload-size"
+	KeyReadHeaderTimeout = "read-header-timeout"
+	KeyIdleTimeout       = "idle-timeout"
+	KeyShutdownTimeout   = "shutdown-timeout"
+	KeyLogLevel          = "log-level"
+	KeyLogFormat         = "log-format"
+	KeyPrefix            = "prefix"
+	KeyQuiet             = "quiet"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	URI               string        // MongoDB connection string; empty: serve starts the embedded store
+	DB                string        // database; default "test", or the one in URI's path
+	Listen            string        // HTTP listen address of serve
+	DataDir           string        // embedded store's directory
+	EmbeddedListen    string        // embedded store's MongoDB wire protocol address
+	ConnectTimeout    time.Duration // server selection timeout: how long an unreachable store may take to fail
+	MaxUploadSize     int64         // bytes; 0 means no limit
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	LogLevel          string // debug, info, warn, error
+	LogFormat         string // text or json
+	Prefix            string // bucket of the file commands, mongofiles' --prefix
+	Quiet             bool
+}
+
+// Defaults are the values of keys nobody set.
+var defaults = map[string]any{
+	KeyURI:               "",
+	KeyDB:                "",
+	KeyListen:            "127.0.0.1:8080",
+	KeyDataDir:           "./gridfsd-data",
+	KeyEmbeddedListen:    "127.0.0.1:27017",
+	KeyConnectTimeout:    "10s",
+	KeyMaxUploadSize:     "0",
+	KeyReadHeaderTimeout: "10s",
+	KeyIdleTimeout:       "120s",
+	KeyShutdownTimeout:   "30s",
+	KeyLogLevel:          "info",
+	KeyLogFormat:         "text",
+	KeyPrefix:            "fs",
+	KeyQuiet:             false,
+}
+
+// DefaultDB is mongofiles' default database.
+const DefaultDB = "test"
+
+// New returns a viper instance with gridfsd's defaults and environment
+// binding. Commands bind their flags to it and call Load.
+func New() *viper.Viper {
+	v := viper.New()
+	for k, d := range defaults {
+		v.SetDefault(k, d)
+	}
+	v.SetEnvPrefix("GRIDFSD")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	v.AutomaticEnv()
+	return v
+}
+
+// Default is the default value of key as a string, for flag help.
+func Default(key string) string { return fmt.Sprint(defaults[key]) }
+
+// ReadFile merges a YAML or TOML file (by its extension) into v.
+func ReadFile(v *viper.Viper, path string) error {
+	v.SetConfigFile(path)
+	if err := v.ReadInConfig(); err != nil {
+		return fmt.Errorf("read config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load resolves and checks the configuration. Errors name the key.
+func Load(v *viper.Viper) (Config, error) {
+	var errs []error
+	dur := func(key string) time.Duration {
+		s := v.GetString(key)
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s: %q is not a duration such as 10s or 2m", key, s))
+		}
+		return d
+	}
+	c := Config{
+		URI:               strings.TrimSpace(v.GetString(KeyURI)),
+		DB:                v.GetString(KeyDB),
+		Listen:            v.GetString(KeyListen),
+		DataDir:           v.GetString(KeyDataDir),
+		EmbeddedListen:    v.GetString(KeyEmbeddedListen),
+		ConnectTimeout:    dur(KeyConnectTimeout),
+		ReadHeaderTimeout: dur(KeyReadHeaderTimeout),
+		IdleTimeout:       dur(KeyIdleTimeout),
+		ShutdownTimeout:   dur(KeyShutdownTimeout),
+		LogLevel:          strings.ToLower(v.GetString(KeyLogLevel)),
+		LogFormat:         strings.ToLower(v.GetString(KeyLogFormat)),
+		Prefix:            v.GetString(KeyPrefix),
+		Quiet:             v.GetBool(KeyQuiet),
+	}
+	size, err := ParseSize(v.GetString(KeyMaxUploadSize))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", KeyMaxUploadSize, err))
+	}
+	c.MaxUploadSize = size
+	for _, a := range []struct{ key, addr string }{{KeyListen, c.Listen}, {KeyEmbeddedListen, c.EmbeddedListen}} {
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not host:port", a.key, a.addr))
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("%s: %q is not debug, info, warn or error", KeyLogLevel, c.LogLevel))
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("%s: %q is not text or json", KeyLogFormat, c.LogFormat))
+	}
+	if c.ConnectTimeout == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("%s: must be more than 0", KeyConnectTimeout))
+	}
+	if c.URI != "" && !strings.HasPrefix(c.URI, "mongodb://") && !strings.HasPrefix(c.URI, "mongodb+srv://") {
+		errs = append(errs, fmt.Errorf("%s: %q does not start with mongodb:// or mongodb+srv://", KeyURI, c.URI))
+	}
+	return c, errors.Join(errs...)
+}
+
+// ParseSize reads a byte count: a plain number, or one with a unit
+// (KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024).
+func ParseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil || n < 0 || fmt.Sprint(n) != s {
+		return 0, fmt.Errorf("%q is not a size such as 1048576, 512MiB or 2GB", s)
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,115 @@
+// Package embedded runs FerretDB on SQLite inside the gridfsd process, so that
+// gridfsd works out of the box and tests need no external MongoDB.
+//
+// It is a single-node store meant for trying gridfsd and for small data: it
+// answers every query with a full scan. Production points at MongoDB.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+// Store is a running embedded FerretDB.
+type Store struct {
+	uri    string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Config says where the store keeps its data and where it listens.
+type Config struct {
+	// DataDir holds the SQLite files; it is created when missing.
+	DataDir string
+	// Listen is the TCP address for the MongoDB wire protocol, such as
+	// "127.0.0.1:27017"; port 0 picks a free port.
+	Listen string
+	// Logger receives FerretDB's own log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Start starts the store and waits until it accepts connections.
+func Start(cfg Config) (*Store, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("embedded store: data dir is empty")
+	}
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: data dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("embedded store: create data dir: %w", err)
+	}
+	listen := cfg.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	// FerretDB reports its actual address only through MongoDBURI after Run
+	// has started, which may block; reserving the port here keeps it simple.
+	if _, port, err := net.SplitHostPort(listen); err == nil && port == "0" {
+		l, err := net.Listen("tcp", listen)
+		if err != nil {
+			return nil, fmt.Errorf("embedded store: listen %s: %w", listen, err)
+		}
+		listen = l.Addr().String()
+		l.Close()
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(discard{}, nil))
+	}
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: listen},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + dir + "/",
+		Logger:    logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		_ = f.Run(ctx)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", listen, time.Second)
+		if err == nil {
+			c.Close()
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			s.Close()
+			return nil, fmt.Errorf("embedded store: not accepting connections on %s: %w", listen, err)
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("embedded store: stopped while starting on %s", listen)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// URI is the MongoDB connection string of the store.
+func (s *Store) URI() string { return s.uri }
+
+// Close stops the store and waits until its files are closed.
+func (s *Store) Close() error {
+	s.cancel()
+	<-s.done
+	return nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
