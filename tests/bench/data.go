@@ -1,0 +1,75 @@
+package main
+
+import (
+	"io"
+	"math/rand/v2"
+)
+
+// pattern is deterministic file content that every reader can verify at
+// any offset without keeping the file: a random 1 MiB block, varied per MiB.
+type pattern struct{ block []byte }
+
+const blockSize = 1 << 20
+
+func newPattern() *pattern {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, blockSize)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return &pattern{block: b}
+}
+
+func (p *pattern) at(off int64) byte {
+	return p.block[off%blockSize] ^ byte(off/blockSize)
+}
+
+// fill writes the content at off into buf.
+func (p *pattern) fill(buf []byte, off int64) {
+	for i := range buf {
+		buf[i] = p.at(off + int64(i))
+	}
+}
+
+// reader returns n bytes of content from offset 0.
+func (p *pattern) reader(n int64) io.Reader { return &patternReader{p: p, n: n} }
+
+type patternReader struct {
+	p   *pattern
+	off int64
+	n   int64
+}
+
+func (r *patternReader) Read(b []byte) (int, error) {
+	if r.off >= r.n {
+		return 0, io.EOF
+	}
+	b = b[:min(int64(len(b)), r.n-r.off)]
+	// Copy whole runs of the block rather than byte by byte: the benchmark
+	// must not be limited by its own data source.
+	done := 0
+	for done < len(b) {
+		off := r.off + int64(done)
+		start := int(off % blockSize)
+		n := copy(b[done:], r.p.block[start:])
+		x := byte(off / blockSize)
+		if x != 0 {
+			for i := done; i < done+n; i++ {
+				b[i] ^= x
+			}
+		}
+		done += n
+	}
+	r.off += int64(len(b))
+	return len(b), nil
+}
+
+// verify reports the first offset where got differs from the content at off, or -1.
+func (p *pattern) verify(got []byte, off int64) int64 {
+	for i, c := range got {
+		if c != p.at(off+int64(i)) {
+			return off + int64(i)
+		}
+	}
+	return -1
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// gateway is a gridfsd serve process of its own, so that its memory is
+// measured apart from the store's and the benchmark's.
+type gateway struct {
+	cmd    *exec.Cmd
+	base   string
+	client *http.Client
+	dir    string
+}
+
+func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
+	bin := b.s.gridfsd
+	dir, err := os.MkdirTemp("", "gridfsd-bench-gw-*")
+	if err != nil {
+		return nil, err
+	}
+	if bin == "" {
+		bin = filepath.Join(dir, "gridfsd")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/gridfsd")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("build gridfsd (run from the repository root or pass --gridfsd): %w", err)
+		}
+		b.s.gridfsd = bin
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--log-level", "warn")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start gridfsd serve: %w", err)
+	}
+	gw := &gateway{
+		cmd:  cmd,
+		base: "http://" + addr,
+		dir:  dir,
+		client: &http.Client{Transport: &http.Transport{
+			MaxIdleConnsPerHost: 256,
+			DisableCompression:  true,
+		}},
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := gw.client.Get(gw.base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return gw, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			gw.stop()
+			return nil, fmt.Errorf("gridfsd serve not ready on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (g *gateway) stop() {
+	if g.cmd.Process != nil && g.cmd.ProcessState == nil {
+		g.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { g.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			g.cmd.Process.Kill()
+			<-done
+		}
+	}
+}
+
+func (g *gateway) put(ctx context.Context, path string, body io.Reader, size int64) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, g.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.ContentLength = size
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("PUT %s: %s %s", path, resp.Status, msg)
+	}
+	return nil
+}
+
+// get copies the body of GET path (with Range rng when set) to w.
+func (g *gateway) get(ctx context.Context, path, rng string, w io.Writer) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base+path, nil)
+	if err != nil {
+		return 0, err
+	}
+	want := http.StatusOK
+	if rng != "" {
+		req.Header.Set("Range", rng)
+		want = http.StatusPartialContent
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		return 0, fmt.Errorf("GET %s (%s): %s", path, rng, resp.Status)
+	}
+	return io.Copy(w, resp.Body)
+}
+
+// memory reads the resident set of the process: now and its peak.
+func (g *gateway) memory() (rss, peak int64, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", g.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "VmRSS":
+			rss = kb << 10
+		case "VmHWM":
+			peak = kb << 10
+		}
+	}
+	if rss == 0 {
+		return 0, 0, errors.New("no VmRSS in /proc status")
+	}
+	return rss, peak, nil
+}
+
+// heap scrapes the gateway's Go heap in use from its Prometheus metrics.
+func (g *gateway) heap() (int64, error) {
+	resp, err := g.client.Get(g.base + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return int64(f), err
+		}
+	}
+	return 0, errors.New("no go_memstats_heap_inuse_bytes in /metrics")
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

@@ -1,0 +1,196 @@
+// Command bench measures gridfsd side by side with the official driver's
+// GridFS code and with the store's own ceiling, on one store, in one run.
+//
+//	go run ./tests/bench                 # embedded store, default sizes
+//	go run ./tests/bench --uri mongodb://host/  # a real MongoDB
+//	go run ./tests/bench --smoke         # seconds-long, for CI
+//
+// It prints a table and writes JSON (--json). Each throughput and latency
+// figure is the median of --runs runs, with min and max.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/internal/embedded"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+type settings struct {
+	uri          string
+	db           string
+	gridfsd      string
+	runs         int
+	size         int64
+	seekSize     int64
+	readers      int
+	readDuration time.Duration
+	memSize      int64
+	memUploads   int
+	memEach      int64
+	jsonPath     string
+	smoke        bool
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var s settings
+	var size, seekSize, memSize, memEach string
+	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a temporary directory")
+	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
+	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
+	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
+	flag.StringVar(&size, "size", "64MiB", "file size for upload and download throughput")
+	flag.StringVar(&seekSize, "seek-size", "100MiB", "file size for the seek rows")
+	flag.IntVar(&s.readers, "readers", 64, "concurrent range readers")
+	flag.DurationVar(&s.readDuration, "read-duration", 10*time.Second, "how long the concurrent readers run")
+	flag.StringVar(&memSize, "mem-size", "1GiB", "file size for the single-upload memory row")
+	flag.IntVar(&s.memUploads, "mem-uploads", 32, "concurrent uploads for the memory row")
+	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
+	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
+	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
+	flag.Parse()
+	for _, p := range []struct {
+		dst *int64
+		src string
+	}{{&s.size, size}, {&s.seekSize, seekSize}, {&s.memSize, memSize}, {&s.memEach, memEach}} {
+		n, err := config.ParseSize(p.src)
+		if err != nil {
+			return err
+		}
+		*p.dst = n
+	}
+	if s.smoke {
+		s.runs, s.size, s.seekSize, s.memSize, s.memEach = 1, 2<<20, 4<<20, 4<<20, 256<<10
+		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
+	}
+
+	ctx := context.Background()
+	if s.uri == "" {
+		dir, err := os.MkdirTemp("", "gridfsd-bench-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		store, err := embedded.Start(embedded.Config{DataDir: dir})
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		s.uri = store.URI()
+		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s\n", s.uri)
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(s.uri))
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database(s.db)
+	if err := db.Drop(ctx); err != nil {
+		return fmt.Errorf("drop %s: %w", s.db, err)
+	}
+	defer db.Drop(ctx)
+
+	b := &bench{s: s, db: db}
+	if err := b.all(ctx); err != nil {
+		return err
+	}
+	b.print(os.Stdout)
+	if s.jsonPath != "" {
+		out, _ := json.MarshalIndent(b.results, "", "  ")
+		if err := os.WriteFile(s.jsonPath, out, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result is one row of the table.
+type result struct {
+	Group  string    `json:"group"`
+	Name   string    `json:"name"`
+	Unit   string    `json:"unit"`
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	Runs   []float64 `json:"runs"`
+	Note   string    `json:"note,omitempty"`
+}
+
+type bench struct {
+	s       settings
+	db      *mongo.Database
+	results []result
+}
+
+func (b *bench) add(group, name, unit string, runs []float64, note string) result {
+	sorted := append([]float64(nil), runs...)
+	sort.Float64s(sorted)
+	r := result{Group: group, Name: name, Unit: unit, Runs: runs, Note: note}
+	if len(sorted) > 0 {
+		r.Min, r.Max, r.Median = sorted[0], sorted[len(sorted)-1], sorted[len(sorted)/2]
+	}
+	b.results = append(b.results, r)
+	fmt.Fprintf(os.Stderr, "  %-48s %10.2f %s\n", group+": "+name, r.Median, unit)
+	return r
+}
+
+// repeat runs fn runs times and collects its figures.
+func (b *bench) repeat(fn func(run int) (float64, error)) ([]float64, error) {
+	var out []float64
+	for i := 0; i < b.s.runs; i++ {
+		v, err := fn(i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (b *bench) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "group\tmeasure\tmedian\tmin\tmax\tunit\t")
+	group := ""
+	for _, r := range b.results {
+		g := r.Group
+		if g == group {
+			g = ""
+		}
+		group = r.Group
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%s\t%s\n", g, r.Name, r.Median, r.Min, r.Max, r.Unit, r.Note)
+	}
+	tw.Flush()
+}
+
+func mbps(n int64, d time.Duration) float64 { return float64(n) / 1e6 / d.Seconds() }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}

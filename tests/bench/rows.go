@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+const bucketName = "bench"
+
+func (b *bench) all(ctx context.Context) error {
+	data := newPattern()
+	gw, err := b.startGateway(ctx)
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	steps := []struct {
+		name string
+		fn   func(context.Context, *pattern, *gateway) error
+	}{
+		{"store ceiling", b.storeCeiling},
+		{"upload", b.upload},
+		{"download", b.download},
+		{"seek", b.seek},
+		{"concurrent readers", b.concurrentReaders},
+	}
+	for _, st := range steps {
+		fmt.Fprintf(os.Stderr, "%s...\n", st.name)
+		if err := st.fn(ctx, data, gw); err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	gw.stop()
+	fmt.Fprintf(os.Stderr, "memory...\n")
+	return b.memory(ctx, data)
+}
+
+// fresh empties the bench bucket so that every run sees the same store:
+// on the embedded store a query scans the whole collection.
+func (b *bench) fresh(ctx context.Context) (*buckets.Bucket, error) {
+	d := buckets.NewDB(b.db)
+	if err := d.Drop(ctx, bucketName, true); err != nil && !isNotFound(err) {
+		return nil, err
+	}
+	return d.Create(ctx, bucketName, buckets.Settings{})
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, buckets.ErrBucketNotFound) }
+
+// storeCeiling measures the store with no GridFS logic: InsertMany of
+// chunk-sized BinData documents, one batch at a time, and one find of them.
+func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) error {
+	size := b.s.size
+	coll := b.db.Collection("ceiling")
+	var reads []float64
+	writes, err := b.repeat(func(int) (float64, error) {
+		coll.Drop(ctx)
+		buf := make([]byte, chunker.DefaultChunkSize)
+		const perBatch = 4 // about 1 MiB, the chunker's default batch
+		start := time.Now()
+		var n int32
+		for off := int64(0); off < size; {
+			docs := make([]any, 0, perBatch)
+			for len(docs) < perBatch && off < size {
+				c := buf[:min(int64(len(buf)), size-off)]
+				data.fill(c, off)
+				docs = append(docs, bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: n}, {Key: "data", Value: append([]byte(nil), c...)}})
+				off += int64(len(c))
+				n++
+			}
+			if _, err := coll.InsertMany(ctx, docs); err != nil {
+				return 0, err
+			}
+		}
+		w := mbps(size, time.Since(start))
+		start = time.Now()
+		cur, err := coll.Find(ctx, bson.D{})
+		if err != nil {
+			return 0, err
+		}
+		var got int64
+		for cur.Next(ctx) {
+			_, d := cur.Current.Lookup("data").Binary()
+			got += int64(len(d))
+		}
+		if err := cur.Err(); err != nil {
+			return 0, err
+		}
+		if got != size {
+			return 0, fmt.Errorf("raw find read %d bytes, want %d", got, size)
+		}
+		reads = append(reads, mbps(size, time.Since(start)))
+		return w, nil
+	})
+	if err != nil {
+		return err
+	}
+	coll.Drop(ctx)
+	note := human(size) + ", 255 KiB documents"
+	b.add("store ceiling", "raw InsertMany", "MB/s", writes, note)
+	b.add("store ceiling", "raw find", "MB/s", reads, note)
+	return nil
+}
+
+func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
+	size := b.s.size
+	note := human(size)
+	runs, err := b.repeat(func(int) (float64, error) {
+		bk, err := b.fresh(ctx)
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		w, err := chunker.NewWriter(ctx, bk.ChunksCollection(), bson.NewObjectID(), chunker.WriterOptions{})
+		if err != nil {
+			return 0, err
+		}
+		if _, err := w.ReadFrom(data.reader(size)); err != nil {
+			return 0, err
+		}
+		if err := w.Close(); err != nil {
+			return 0, err
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("upload", "chunker.Writer (direct)", "MB/s", runs, note)
+
+	runs, err = b.repeat(func(int) (float64, error) {
+		if _, err := b.fresh(ctx); err != nil {
+			return 0, err
+		}
+		gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+		start := time.Now()
+		if _, err := gb.UploadFromStream(ctx, "f", data.reader(size)); err != nil {
+			return 0, err
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("upload", "driver UploadFromStream", "MB/s", runs, note)
+
+	runs, err = b.repeat(func(int) (float64, error) {
+		if _, err := b.fresh(ctx); err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		if err := gw.put(ctx, "/b/"+bucketName+"/f", data.reader(size), size); err != nil {
+			return 0, err
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("upload", "gateway HTTP PUT", "MB/s", runs, note)
+	return nil
+}
+
+func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error {
+	size := b.s.size
+	bk, err := b.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := bk.Upload(ctx, "f", data.reader(size), buckets.UploadOptions{})
+	if err != nil {
+		return err
+	}
+	note := human(size)
+	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	runs, err := b.repeat(func(int) (float64, error) {
+		start := time.Now()
+		n, err := gb.DownloadToStream(ctx, f.ID, io.Discard)
+		if err != nil || n != size {
+			return 0, fmt.Errorf("driver download: %d bytes, %v", n, err)
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("download", "driver DownloadToStream", "MB/s", runs, note)
+
+	runs, err = b.repeat(func(int) (float64, error) {
+		start := time.Now()
+		d, err := bk.OpenID(ctx, f.ID)
+		if err != nil {
+			return 0, err
+		}
+		n, err := io.Copy(io.Discard, d)
+		d.Close()
+		if err != nil || n != size {
+			return 0, fmt.Errorf("chunker download: %d bytes, %v", n, err)
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("download", "chunker.Reader (direct)", "MB/s", runs, note)
+
+	runs, err = b.repeat(func(int) (float64, error) {
+		start := time.Now()
+		n, err := gw.get(ctx, "/b/"+bucketName+"/f", "", io.Discard)
+		if err != nil || n != size {
+			return 0, fmt.Errorf("gateway download: %d bytes, %v", n, err)
+		}
+		return mbps(size, time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("download", "gateway HTTP GET", "MB/s", runs, note)
+	return nil
+}
+
+// seek measures the time to the first byte of a 1 KiB range at offset 0 and
+// at 99% of a large file.
+func (b *bench) seek(ctx context.Context, data *pattern, gw *gateway) error {
+	size := b.s.seekSize
+	bk, err := b.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := bk.Upload(ctx, "seek", data.reader(size), buckets.UploadOptions{})
+	if err != nil {
+		return err
+	}
+	note := human(size) + " file, 1 KiB read"
+	far := size / 100 * 99
+	for _, off := range []int64{0, far} {
+		label := fmt.Sprintf("at %d%%", off*100/size)
+		runs, err := b.repeat(func(int) (float64, error) {
+			start := time.Now()
+			var first time.Duration
+			buf := &firstByteWriter{start: start, first: &first}
+			n, err := gw.get(ctx, "/b/"+bucketName+"/seek", fmt.Sprintf("bytes=%d-%d", off, off+1023), buf)
+			if err != nil || n != 1024 {
+				return 0, fmt.Errorf("gateway range: %d bytes, %v", n, err)
+			}
+			if bad := data.verify(buf.Bytes(), off); bad >= 0 {
+				return 0, fmt.Errorf("gateway range: wrong byte at %d", bad)
+			}
+			return ms(first), nil
+		})
+		if err != nil {
+			return err
+		}
+		b.add("seek", "gateway GET Range "+label, "ms TTFB", runs, note)
+	}
+	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	runs, err := b.repeat(func(int) (float64, error) {
+		start := time.Now()
+		ds, err := gb.OpenDownloadStream(ctx, f.ID)
+		if err != nil {
+			return 0, err
+		}
+		defer ds.Close()
+		if _, err := ds.Skip(far); err != nil {
+			return 0, err
+		}
+		buf := make([]byte, 1)
+		if _, err := io.ReadFull(ds, buf); err != nil {
+			return 0, err
+		}
+		return ms(time.Since(start)), nil
+	})
+	if err != nil {
+		return err
+	}
+	b.add("seek", "driver Skip+Read at 99%", "ms TTFB", runs, note)
+	return nil
+}
+
+type firstByteWriter struct {
+	bytes.Buffer
+	start time.Time
+	first *time.Duration
+}
+
+func (w *firstByteWriter) Write(p []byte) (int, error) {
+	if *w.first == 0 && len(p) > 0 {
+		*w.first = time.Since(w.start)
+	}
+	return w.Buffer.Write(p)
+}
