@@ -21,6 +21,10 @@ const DefaultBatchBytes = 1 << 20
 // on a context of its own because the upload's context may be the reason.
 const abortTimeout = 30 * time.Second
 
+// batchTimeout bounds one InsertMany, which runs on a context of its own
+// (see flush).
+const batchTimeout = 2 * time.Minute
+
 // WriterOptions tune a Writer. The zero value is valid.
 type WriterOptions struct {
 	// ChunkSize is the size of every chunk but the last; 0 means DefaultChunkSize.
@@ -212,7 +216,12 @@ func (w *Writer) flush() error {
 	}
 	w.busy = true
 	go func() {
-		_, err := w.chunks.InsertMany(w.ctx, docs)
+		// Not cancelled with the upload: a cancelled insert may still land
+		// on the server after the cleanup ran, leaving orphans. A batch is
+		// small, so finishing it costs little; the cleanup then sees it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), batchTimeout)
+		_, err := w.chunks.InsertMany(ctx, docs)
+		cancel()
 		putBuffer(batch)
 		if err != nil {
 			err = fmt.Errorf("insert chunks %d-%d: %w", first, first+count-1, err)
