@@ -1,0 +1,256 @@
+// Package auth decides who may do what to which bucket: bearer tokens with
+// per-bucket access levels, anonymous read of chosen buckets, and signed
+// URLs that let a browser fetch or upload one path until they expire.
+// It knows HTTP requests but nothing of routes or of MongoDB.
+package auth
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Access is what a token may do; each level includes the ones below it.
+type Access int
+
+const (
+	// None is no access.
+	None Access = iota
+	// Read lists and downloads files.
+	Read
+	// Write also uploads, renames, changes metadata and deletes files.
+	Write
+	// Admin also creates and drops buckets and changes their settings.
+	Admin
+)
+
+func (a Access) String() string {
+	switch a {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Admin:
+		return "admin"
+	}
+	return "none"
+}
+
+// ParseAccess reads "read", "write" or "admin".
+func ParseAccess(s string) (Access, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read":
+		return Read, nil
+	case "write":
+		return Write, nil
+	case "admin":
+		return Admin, nil
+	}
+	return None, fmt.Errorf("access %q is not read, write or admin", s)
+}
+
+// Errors of Authorize: the first means 401, the second 403.
+var (
+	ErrUnauthenticated = errors.New("authentication required")
+	ErrForbidden       = errors.New("not allowed")
+)
+
+// AllBuckets in a token's or the anonymous bucket list matches every bucket.
+const AllBuckets = "*"
+
+// MinSecretLength keeps secrets and signing keys out of guessing range.
+const MinSecretLength = 16
+
+// Token is one credential.
+type Token struct {
+	Name    string   // shown in logs, never the secret
+	Secret  string   // sent as "Authorization: Bearer <secret>"
+	Buckets []string // buckets it applies to; "*" for all
+	Access  Access
+}
+
+// Config configures an Authorizer. The zero value disables access control.
+type Config struct {
+	Tokens        []Token
+	AnonymousRead []string // buckets anyone may read; "*" for all
+	SigningKey    string   // enables signed URLs
+}
+
+// Enabled reports whether any access control is configured.
+func (c Config) Enabled() bool {
+	return len(c.Tokens) > 0 || len(c.AnonymousRead) > 0 || c.SigningKey != ""
+}
+
+// Authorizer answers whether a request may act on a bucket. It is safe for
+// concurrent use.
+type Authorizer struct {
+	cfg Config
+}
+
+// New checks cfg: named tokens with unique names and secrets of at least
+// MinSecretLength bytes, a bucket list and an access level each; a signing
+// key, when set, as long as a secret.
+func New(cfg Config) (*Authorizer, error) {
+	names := map[string]bool{}
+	secrets := map[string]bool{}
+	for i, t := range cfg.Tokens {
+		switch {
+		case t.Name == "":
+			return nil, fmt.Errorf("auth.tokens[%d]: name is empty", i)
+		case names[t.Name]:
+			return nil, fmt.Errorf("auth.tokens[%d]: name %q is used twice", i, t.Name)
+		case len(t.Secret) < MinSecretLength:
+			return nil, fmt.Errorf("auth.tokens[%d] (%s): secret is shorter than %d characters", i, t.Name, MinSecretLength)
+		case secrets[t.Secret]:
+			return nil, fmt.Errorf("auth.tokens[%d] (%s): secret is used by another token", i, t.Name)
+		case len(t.Buckets) == 0:
+			return nil, fmt.Errorf("auth.tokens[%d] (%s): buckets is empty (use [\"*\"] for all)", i, t.Name)
+		case t.Access < Read || t.Access > Admin:
+			return nil, fmt.Errorf("auth.tokens[%d] (%s): access must be read, write or admin", i, t.Name)
+		}
+		names[t.Name], secrets[t.Secret] = true, true
+	}
+	if cfg.SigningKey != "" && len(cfg.SigningKey) < MinSecretLength {
+		return nil, fmt.Errorf("auth.signing_key: shorter than %d characters", MinSecretLength)
+	}
+	return &Authorizer{cfg: cfg}, nil
+}
+
+// Enabled reports whether requests are checked at all.
+func (a *Authorizer) Enabled() bool { return a.cfg.Enabled() }
+
+// Principal is who made a request.
+type Principal struct {
+	Name   string // token name, "anonymous" or "signed-url"
+	Access Access // on the bucket asked about
+}
+
+// Query parameters of a signed URL.
+const (
+	ParamExpires   = "expires"
+	ParamSignature = "signature"
+)
+
+// Authorize decides whether r may act with need on bucket (empty for
+// requests about no bucket, such as the bucket list). With access control
+// off everything is allowed. It returns ErrUnauthenticated for a missing or
+// wrong credential and ErrForbidden for a valid one that does not reach.
+func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Principal, error) {
+	if !a.Enabled() {
+		return Principal{Name: "anonymous", Access: Admin}, nil
+	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		secret, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			return Principal{}, fmt.Errorf("%w: Authorization must be \"Bearer <token>\"", ErrUnauthenticated)
+		}
+		t := a.token(strings.TrimSpace(secret))
+		if t == nil {
+			return Principal{}, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
+		}
+		p := Principal{Name: t.Name, Access: t.accessTo(bucket)}
+		if p.Access < need {
+			return p, fmt.Errorf("%w: token %s has %s access to bucket %q, this needs %s", ErrForbidden, t.Name, p.Access, bucket, need)
+		}
+		return p, nil
+	}
+	if r.URL.Query().Has(ParamSignature) {
+		if err := a.verify(r.Method, r.URL.Path, r.URL.Query(), time.Now()); err != nil {
+			return Principal{}, err
+		}
+		return Principal{Name: "signed-url", Access: need}, nil
+	}
+	if need == Read && bucket != "" && matches(a.cfg.AnonymousRead, bucket) {
+		return Principal{Name: "anonymous", Access: Read}, nil
+	}
+	if need == Read && bucket == "" {
+		// Listing buckets: anonymous callers see the ones they may read.
+		return Principal{Name: "anonymous", Access: None}, nil
+	}
+	return Principal{}, fmt.Errorf("%w: send Authorization: Bearer <token>", ErrUnauthenticated)
+}
+
+// CanRead reports whether p, authorized for a bucket-less request, may read
+// bucket; used to filter the bucket list.
+func (a *Authorizer) CanRead(r *http.Request, bucket string) bool {
+	_, err := a.Authorize(r, bucket, Read)
+	return err == nil
+}
+
+// token finds the token with secret, comparing every secret in constant
+// time so that timing tells nothing about which bytes matched.
+func (a *Authorizer) token(secret string) *Token {
+	var found *Token
+	for i := range a.cfg.Tokens {
+		t := &a.cfg.Tokens[i]
+		if subtle.ConstantTimeCompare([]byte(t.Secret), []byte(secret)) == 1 {
+			found = t
+		}
+	}
+	return found
+}
+
+func (t *Token) accessTo(bucket string) Access {
+	if bucket == "" || matches(t.Buckets, bucket) {
+		return t.Access
+	}
+	return None
+}
+
+func matches(list []string, bucket string) bool {
+	return slices.Contains(list, AllBuckets) || slices.Contains(list, bucket)
+}
+
+// ErrSigningDisabled is returned by Sign without a signing key.
+var ErrSigningDisabled = errors.New("signed URLs are not enabled (set auth.signing_key)")
+
+// Sign returns the query string ("expires=...&signature=...") that makes
+// method on path valid until expires. A GET signature also allows HEAD.
+func (a *Authorizer) Sign(method, path string, expires time.Time) (string, error) {
+	if a.cfg.SigningKey == "" {
+		return "", ErrSigningDisabled
+	}
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	q := url.Values{}
+	q.Set(ParamExpires, exp)
+	q.Set(ParamSignature, a.signature(method, path, exp))
+	return q.Encode(), nil
+}
+
+func (a *Authorizer) signature(method, path, expires string) string {
+	m := strings.ToUpper(method)
+	if m == http.MethodHead {
+		m = http.MethodGet
+	}
+	mac := hmac.New(sha256.New, []byte(a.cfg.SigningKey))
+	mac.Write([]byte(m + "\n" + path + "\n" + expires))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func (a *Authorizer) verify(method, path string, q url.Values, now time.Time) error {
+	if a.cfg.SigningKey == "" {
+		return fmt.Errorf("%w: signed URLs are not enabled", ErrUnauthenticated)
+	}
+	exp := q.Get(ParamExpires)
+	unix, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%w: signed URL has no valid %s", ErrUnauthenticated, ParamExpires)
+	}
+	want := a.signature(method, path, exp)
+	if !hmac.Equal([]byte(want), []byte(q.Get(ParamSignature))) {
+		return fmt.Errorf("%w: signature does not match this method and path", ErrUnauthenticated)
+	}
+	if now.Unix() > unix {
+		return fmt.Errorf("%w: signed URL expired at %s", ErrUnauthenticated, time.Unix(unix, 0).UTC().Format(time.RFC3339))
+	}
+	return nil
+}
