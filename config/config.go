@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/spf13/viper"
 )
 
@@ -31,6 +32,20 @@ const (
 	KeyLogFormat         = "log-format"
 	KeyPrefix            = "prefix"
 	KeyQuiet             = "quiet"
+
+	KeyMaxConcurrentUploads = "max-concurrent-uploads"
+	KeyMaxHeaderBytes       = "max-header-bytes"
+	KeyRequestTimeout       = "request-timeout"
+	KeySweepInterval        = "sweep-interval"
+	KeySweepGrace           = "sweep-grace"
+
+	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
+	KeyAuthTokens        = "auth.tokens"
+	KeyAuthAnonymousRead = "auth.anonymous_read"
+	KeyAuthSigningKey    = "auth.signing_key"
+	KeyTLSCert           = "tls.cert"
+	KeyTLSKey            = "tls.key"
+	KeyCORSOrigins       = "cors.origins"
 )
 
 // Config is the resolved configuration.
@@ -49,6 +64,27 @@ type Config struct {
 	LogFormat         string // text or json
 	Prefix            string // bucket of the file commands, mongofiles' --prefix
 	Quiet             bool
+
+	MaxConcurrentUploads int           // 0 means no limit; past it uploads get 503 with Retry-After
+	MaxHeaderBytes       int64         // request header limit
+	RequestTimeout       time.Duration // whole-request limit for everything but upload and download bodies; 0 none
+	SweepInterval        time.Duration // background removal of orphaned chunks; 0 disables it
+	SweepGrace           time.Duration // orphans younger than this are left alone (uploads in progress)
+
+	Auth auth.Config
+	TLS  TLS
+	CORS CORS
+}
+
+// TLS is the gateway's certificate; both set or neither.
+type TLS struct {
+	Cert string
+	Key  string
+}
+
+// CORS lists the origins browsers may call the gateway from; "*" for any.
+type CORS struct {
+	Origins []string
 }
 
 // Defaults are the values of keys nobody set.
@@ -67,6 +103,12 @@ var defaults = map[string]any{
 	KeyLogFormat:         "text",
 	KeyPrefix:            "fs",
 	KeyQuiet:             false,
+
+	KeyMaxConcurrentUploads: 0,
+	KeyMaxHeaderBytes:       "64KiB",
+	KeyRequestTimeout:       "60s",
+	KeySweepInterval:        "0s",
+	KeySweepGrace:           "1h",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -123,6 +165,29 @@ func Load(v *viper.Viper) (Config, error) {
 		Prefix:            v.GetString(KeyPrefix),
 		Quiet:             v.GetBool(KeyQuiet),
 	}
+	c.MaxConcurrentUploads = v.GetInt(KeyMaxConcurrentUploads)
+	if c.MaxConcurrentUploads < 0 {
+		errs = append(errs, fmt.Errorf("%s: must not be negative", KeyMaxConcurrentUploads))
+	}
+	c.RequestTimeout = dur(KeyRequestTimeout)
+	c.SweepInterval = dur(KeySweepInterval)
+	c.SweepGrace = dur(KeySweepGrace)
+	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
+		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
+	} else {
+		c.MaxHeaderBytes = hb
+	}
+	c.TLS = TLS{Cert: v.GetString(KeyTLSCert), Key: v.GetString(KeyTLSKey)}
+	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
+		errs = append(errs, fmt.Errorf("%s and %s: set both or neither", KeyTLSCert, KeyTLSKey))
+	}
+	c.CORS = CORS{Origins: v.GetStringSlice(KeyCORSOrigins)}
+	a, err := loadAuth(v)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Auth = a
+
 	size, err := ParseSize(v.GetString(KeyMaxUploadSize))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", KeyMaxUploadSize, err))
@@ -150,6 +215,35 @@ func Load(v *viper.Viper) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s: %q does not start with mongodb:// or mongodb+srv://", KeyURI, c.URI))
 	}
 	return c, errors.Join(errs...)
+}
+
+// loadAuth reads the auth section and checks it with auth.New, so that a
+// bad token is reported at start with its key.
+func loadAuth(v *viper.Viper) (auth.Config, error) {
+	var raw []struct {
+		Name    string   `mapstructure:"name"`
+		Secret  string   `mapstructure:"secret"`
+		Buckets []string `mapstructure:"buckets"`
+		Access  string   `mapstructure:"access"`
+	}
+	if err := v.UnmarshalKey(KeyAuthTokens, &raw); err != nil {
+		return auth.Config{}, fmt.Errorf("%s: %w", KeyAuthTokens, err)
+	}
+	c := auth.Config{
+		AnonymousRead: v.GetStringSlice(KeyAuthAnonymousRead),
+		SigningKey:    v.GetString(KeyAuthSigningKey),
+	}
+	for i, t := range raw {
+		access, err := auth.ParseAccess(t.Access)
+		if err != nil {
+			return auth.Config{}, fmt.Errorf("%s[%d]: %w", KeyAuthTokens, i, err)
+		}
+		c.Tokens = append(c.Tokens, auth.Token{Name: t.Name, Secret: t.Secret, Buckets: t.Buckets, Access: access})
+	}
+	if _, err := auth.New(c); err != nil {
+		return auth.Config{}, err
+	}
+	return c, nil
 }
 
 // ParseSize reads a byte count: a plain number, or one with a unit

@@ -1,0 +1,104 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/config"
+)
+
+func TestDefaults(t *testing.T) {
+	c, err := config.Load(config.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.DataDir != "./gridfsd-data" || c.EmbeddedListen != "127.0.0.1:27017" ||
+		c.Prefix != "fs" || c.URI != "" || c.ConnectTimeout != 10*time.Second || c.Auth.Enabled() {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+func TestFileAndEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gridfsd.yaml")
+	yaml := `
+listen: 0.0.0.0:9000
+max-upload-size: 2GiB
+auth:
+  tokens:
+    - name: uploader
+      secret: "0123456789abcdef0123"
+      buckets: ["media"]
+      access: write
+  anonymous_read: ["public"]
+  signing_key: "fedcba9876543210fedcba"
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GRIDFSD_DATA_DIR", "/var/lib/gridfsd")
+	t.Setenv("GRIDFSD_LISTEN", "127.0.0.1:9001") // the environment beats the file
+	v := config.New()
+	if err := config.ReadFile(v, path); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:9001" || c.DataDir != "/var/lib/gridfsd" || c.MaxUploadSize != 2<<30 {
+		t.Errorf("config = %+v", c)
+	}
+	if len(c.Auth.Tokens) != 1 || c.Auth.Tokens[0].Access != auth.Write || c.Auth.AnonymousRead[0] != "public" || c.Auth.SigningKey == "" {
+		t.Errorf("auth = %+v", c.Auth)
+	}
+}
+
+func TestInvalidValuesNameTheirKey(t *testing.T) {
+	for key, val := range map[string]string{
+		"GRIDFSD_LISTEN":           "nope",
+		"GRIDFSD_MAX_UPLOAD_SIZE":  "lots",
+		"GRIDFSD_IDLE_TIMEOUT":     "soon",
+		"GRIDFSD_LOG_LEVEL":        "loud",
+		"GRIDFSD_URI":              "http://localhost",
+		"GRIDFSD_AUTH_SIGNING_KEY": "short",
+		"GRIDFSD_MAX_HEADER_BYTES": "10",
+		"GRIDFSD_EMBEDDED_LISTEN":  "27017",
+		"GRIDFSD_LOG_FORMAT":       "xml",
+		"GRIDFSD_CONNECT_TIMEOUT":  "-1s",
+		"GRIDFSD_SWEEP_GRACE":      "x",
+		"GRIDFSD_REQUEST_TIMEOUT":  "1 hour",
+		"GRIDFSD_TLS_CERT":         "cert.pem",
+	} {
+		t.Run(key, func(t *testing.T) {
+			t.Setenv(key, val)
+			_, err := config.Load(config.New())
+			if err == nil {
+				t.Fatalf("%s=%s accepted", key, val)
+			}
+			name := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(key, "GRIDFSD_"), "_", "-"))
+			name = strings.Replace(name, "auth-signing-key", "auth.signing_key", 1)
+			name = strings.Replace(name, "tls-cert", "tls.cert", 1)
+			if !strings.Contains(err.Error(), name) {
+				t.Errorf("error %q does not name %s", err, name)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "1048576": 1 << 20, "512MiB": 512 << 20, "2GB": 2e9, "1 KiB": 1024, "7B": 7} {
+		got, err := config.ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5GB", "GB", "12XB"} {
+		if _, err := config.ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+}
