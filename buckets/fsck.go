@@ -163,19 +163,18 @@ func (b *Bucket) FindOrphans(ctx context.Context, grace time.Duration) (*Orphans
 	return out, nil
 }
 
-// RemoveOrphans deletes the chunks of orphans, as FindOrphans returned them,
-// and returns how many chunks it deleted. It first checks again that no
-// files document has appeared for them since, and deletes only chunks no
-// newer than each orphan's NewestChunk, so a chunk written since the scan
-// stays. Orphans of unknown age are left alone.
-func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (int64, error) {
+// RemoveOrphans deletes the chunks of orphans, as FindOrphans returned them.
+// It returns the orphans it removed and how many chunks it deleted. It first
+// checks again that no files document has appeared for them since, and
+// deletes only chunks no newer than each orphan's NewestChunk, so a chunk
+// written since the scan stays. Orphans of unknown age are left alone.
+func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (removed []Orphan, chunks int64, err error) {
 	var todo []Orphan
 	for _, o := range orphans {
 		if !o.NewestChunk.IsZero() {
 			todo = append(todo, o)
 		}
 	}
-	var removed int64
 	for start := 0; start < len(todo); start += inBatch {
 		batch := todo[start:min(start+inBatch, len(todo))]
 		ids := make(bson.A, len(batch))
@@ -185,7 +184,7 @@ func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (int64, er
 		cur, err := b.files.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
 			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
 		if err != nil {
-			return removed, fmt.Errorf("remove orphans: check files: %w", err)
+			return removed, chunks, fmt.Errorf("remove orphans: check files: %w", err)
 		}
 		live := make(map[string]bool)
 		err = eachRaw(ctx, cur, func(doc bson.Raw) error {
@@ -193,17 +192,19 @@ func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (int64, er
 			return nil
 		})
 		if err != nil {
-			return removed, fmt.Errorf("remove orphans: check files: %w", err)
+			return removed, chunks, fmt.Errorf("remove orphans: check files: %w", err)
 		}
+		var gone []Orphan
 		var or bson.A
 		for _, o := range batch {
 			raw, err := rawValue(o.FilesID)
 			if err != nil {
-				return removed, fmt.Errorf("remove orphans: files_id %v: %w", o.FilesID, err)
+				return removed, chunks, fmt.Errorf("remove orphans: files_id %v: %w", o.FilesID, err)
 			}
 			if live[idKey(raw)] {
 				continue
 			}
+			gone = append(gone, o)
 			or = append(or, bson.D{
 				{Key: "files_id", Value: o.FilesID},
 				{Key: "_id", Value: bson.D{{Key: "$lte", Value: o.NewestChunk}}},
@@ -214,11 +215,12 @@ func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (int64, er
 		}
 		res, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "$or", Value: or}})
 		if err != nil {
-			return removed, fmt.Errorf("remove orphans: %w", err)
+			return removed, chunks, fmt.Errorf("remove orphans: %w", err)
 		}
-		removed += res.DeletedCount
+		removed = append(removed, gone...)
+		chunks += res.DeletedCount
 	}
-	return removed, nil
+	return removed, chunks, nil
 }
 
 // Damaged is a file whose chunks do not match its files document.

@@ -89,12 +89,12 @@ func TestFindAndRemoveOrphans(t *testing.T) {
 		t.Fatalf("with a short grace: %d old, %d pending, want 4 and 0", len(short.Old), len(short.Pending))
 	}
 
-	removed, err := b.RemoveOrphans(ctx, o.Old)
+	removed, chunks, err := b.RemoveOrphans(ctx, o.Old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if removed != 3 {
-		t.Fatalf("removed %d chunks, want 3", removed)
+	if chunks != 3 || len(removed) != 2 {
+		t.Fatalf("removed %d chunks of %+v, want 3 chunks of 2 orphans", chunks, removed)
 	}
 	for id, want := range map[any]int64{oldID: 0, "old-string-id": 0, young: 1, mixed: 2, f.ID: 3, int32(5): 1} {
 		if got := chunkCount(t, b, id); got != want {
@@ -117,9 +117,9 @@ func TestRemoveOrphansSparesFilesCommittedSince(t *testing.T) {
 	}
 	// The slow upload commits between the scan and the repair.
 	plantFile(t, b, filesDoc(id, 2, 4))
-	removed, err := b.RemoveOrphans(ctx, o.Old)
-	if err != nil || removed != 0 {
-		t.Fatalf("removed %d, %v; want 0", removed, err)
+	removed, chunks, err := b.RemoveOrphans(ctx, o.Old)
+	if err != nil || chunks != 0 || len(removed) != 0 {
+		t.Fatalf("removed %d chunks of %+v, %v; want none", chunks, removed, err)
 	}
 	if got := chunkCount(t, b, id); got != 1 {
 		t.Fatalf("chunks %d, want 1", got)
@@ -160,5 +160,40 @@ func TestFsck(t *testing.T) {
 		if len(d.Problems) != 1 || !errors.Is(d.Problems[0], want[d.File.ID]) {
 			t.Errorf("%v: problems %v, want %v", d.File.ID, d.Problems, want[d.File.ID])
 		}
+	}
+}
+
+func TestDeleteOlderRevisions(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	// Revisions a second apart, so that the order does not depend on how
+	// fast the store is.
+	t0 := time.Now().Add(-time.Minute)
+	var files []*buckets.File
+	for i, s := range []string{"v1", "v2", "v3"} {
+		id := bson.NewObjectID()
+		doc := filesDoc(id, 2, 4)
+		doc[3].Value = bson.NewDateTimeFromTime(t0.Add(time.Duration(i) * time.Second))
+		doc[4].Value = "r"
+		plantFile(t, b, doc, chunk(id, 0, s))
+		f, err := b.Stat(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	// Keep v2: v1 goes, v3 (newer) and the other name stay.
+	n, err := b.DeleteOlderRevisions(ctx, files[1])
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want 1", n, err)
+	}
+	for id, want := range map[any]bool{files[0].ID: false, files[1].ID: true, files[2].ID: true, other.ID: true} {
+		_, err := b.Stat(ctx, id)
+		if got := err == nil; got != want {
+			t.Errorf("file %v present %v, want %v (%v)", id, got, want, err)
+		}
+	}
+	if got := chunkCount(t, b, files[0].ID); got != 0 {
+		t.Errorf("chunks of the removed revision: %d", got)
 	}
 }
