@@ -182,6 +182,10 @@ func TestDeleteOlderRevisions(t *testing.T) {
 		}
 		files = append(files, f)
 	}
+	other, err := b.Upload(ctx, "other", bytes.NewReader([]byte("x")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Keep v2: v1 goes, v3 (newer) and the other name stay.
 	n, err := b.DeleteOlderRevisions(ctx, files[1])
 	if err != nil || n != 1 {
