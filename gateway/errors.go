@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/labstack/echo/v4"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
+)
+
+// Errors the gateway itself detects; buckets' sentinels cover the rest.
+var (
+	// errBadRequest is a malformed header, query parameter or body.
+	errBadRequest = errors.New("bad request")
+	// errDigestMismatch means the body does not match Content-MD5 or
+	// Repr-Digest.
+	errDigestMismatch = errors.New("digest mismatch")
+	// errPrecondition is a failed If-Match or If-None-Match.
+	errPrecondition = errors.New("precondition failed")
+	// errIncompleteBody means the client sent less than it announced, or
+	// went away mid-upload.
+	errIncompleteBody = errors.New("request body ended early")
+	// errUnavailable means MongoDB did not answer.
+	errUnavailable = errors.New("store unavailable")
+)
+
+// badRequest is an errBadRequest with a reason a client can act on.
+func badRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errBadRequest, fmt.Sprintf(format, args...))
+}
+
+// errorBody is the JSON shape of every error reply.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// classify maps an error to its HTTP status and stable code. Sentinels come
+// first: a wrapped store error never wraps one of them.
+func classify(err error) (status int, code string) {
+	var he *echo.HTTPError
+	switch {
+	case errors.Is(err, buckets.ErrInvalidBucketName):
+		return http.StatusBadRequest, "invalid_bucket_name"
+	case errors.Is(err, buckets.ErrInvalidFilename):
+		return http.StatusBadRequest, "invalid_filename"
+	case errors.Is(err, buckets.ErrInvalidID):
+		return http.StatusBadRequest, "invalid_id"
+	case errors.Is(err, buckets.ErrInvalidMetadata):
+		return http.StatusBadRequest, "invalid_metadata"
+	case errors.Is(err, buckets.ErrInvalidChunkSize):
+		return http.StatusBadRequest, "invalid_chunk_size"
+	case errors.Is(err, buckets.ErrInvalidQuery):
+		return http.StatusBadRequest, "invalid_query"
+	case errors.Is(err, errDigestMismatch):
+		return http.StatusBadRequest, "digest_mismatch"
+	case errors.Is(err, errIncompleteBody):
+		return http.StatusBadRequest, "incomplete_body"
+	case errors.Is(err, errBadRequest):
+		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, buckets.ErrFileNotFound):
+		return http.StatusNotFound, "file_not_found"
+	case errors.Is(err, buckets.ErrRevisionNotFound):
+		return http.StatusNotFound, "revision_not_found"
+	case errors.Is(err, buckets.ErrBucketNotFound):
+		return http.StatusNotFound, "bucket_not_found"
+	case errors.Is(err, buckets.ErrFileExists):
+		return http.StatusConflict, "file_exists"
+	case errors.Is(err, buckets.ErrBucketNotEmpty):
+		return http.StatusConflict, "bucket_not_empty"
+	case errors.Is(err, errPrecondition):
+		return http.StatusPreconditionFailed, "precondition_failed"
+	case errors.Is(err, buckets.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, "too_large"
+	case errors.As(err, &he):
+		return he.Code, strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
+	case storeUnavailable(err):
+		return http.StatusServiceUnavailable, "store_unavailable"
+	case errors.Is(err, context.Canceled):
+		// The client went away, or the server is cutting requests at the
+		// end of a shutdown; either way nobody waits for a useful reply.
+		return http.StatusServiceUnavailable, "canceled"
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// storeUnavailable reports whether err means MongoDB could not be reached,
+// as opposed to MongoDB refusing the operation.
+func storeUnavailable(err error) bool {
+	var sse topology.ServerSelectionError
+	return errors.Is(err, errUnavailable) ||
+		errors.As(err, &sse) ||
+		mongo.IsNetworkError(err) ||
+		mongo.IsTimeout(err) ||
+		errors.Is(err, mongo.ErrClientDisconnected) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// writeError is the one place that turns an error into an HTTP reply. Client
+// errors carry gridfsd's own message, which never includes driver text;
+// server errors are logged once, with the request id, and the client gets a
+// generic message naming that id.
+func writeError(c echo.Context, err error) {
+	status, code := classify(err)
+	msg := err.Error()
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		msg = fmt.Sprint(he.Message)
+	}
+	log := requestLogger(c)
+	rid := c.Response().Header().Get(echo.HeaderXRequestID)
+	switch {
+	case status == http.StatusServiceUnavailable:
+		log.Warn("store unavailable", "error", err)
+		msg = "the store is unavailable; try again later (request " + rid + ")"
+	case status >= 500:
+		log.Error("internal error", "error", err)
+		msg = "internal error (request " + rid + ")"
+	default:
+		c.Set(ctxClientError, msg)
+	}
+	if c.Response().Committed {
+		// Mid-stream: the status line is gone; the connection is cut so
+		// the client sees a short body rather than a truncated success.
+		log.Warn("error after the reply started", "error", err)
+		return
+	}
+	if err := c.JSON(status, errorBody{Error: errorDetail{Code: code, Message: msg}}); err != nil {
+		log.Debug("write error reply", "error", err)
+	}
+}
+
+// jsonErrors makes the replies http.ServeContent writes itself (416, and 500
+// when seeking fails) JSON like every other error, keeping the headers it
+// set, such as Content-Range: bytes */LEN.
+type jsonErrors struct {
+	http.ResponseWriter
+	c       echo.Context
+	discard bool
+}
+
+func (w *jsonErrors) WriteHeader(status int) {
+	if status < 400 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.discard = true
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	code := strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+	msg := http.StatusText(status)
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		code, msg = "range_not_satisfiable", "no requested range overlaps the file"
+	}
+	w.c.Set(ctxClientError, msg)
+	w.ResponseWriter.WriteHeader(status)
+	if w.c.Request().Method != http.MethodHead {
+		fmt.Fprintf(w.ResponseWriter, `{"error":{"code":%q,"message":%q}}`+"\n", code, msg)
+	}
+}
+
+func (w *jsonErrors) Write(p []byte) (int, error) {
+	if w.discard {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}

@@ -1,0 +1,238 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/labstack/echo/v4"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Query parameters of a listing that filter on metadata: meta.<key>=<v>
+// matches the string v; metajson.<key>=<Extended JSON> matches a value of
+// any type ({"$numberInt":"5"}, true, {"$date":"..."}).
+const (
+	metaParam     = "meta."
+	metaJSONParam = "metajson."
+)
+
+// listPage is the JSON of a listing. Next is "" on the last page.
+type listPage struct {
+	Files []*buckets.File `json:"files"`
+	Next  string          `json:"next"`
+}
+
+// listFiles serves GET /b/{bucket}: one page of files ordered by name,
+// upload date and id, filtered by ?prefix=, ?regex=, metadata and
+// continued with ?cursor=.
+func (h *handler) listFiles(c echo.Context) error {
+	b, err := h.bucket(c)
+	if err != nil {
+		return err
+	}
+	q, err := listQuery(c)
+	if err != nil {
+		return err
+	}
+	page, err := b.Find(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, listPage{Files: page.Files, Next: page.Next})
+}
+
+func listQuery(c echo.Context) (buckets.Query, error) {
+	var q buckets.Query
+	params := c.QueryParams()
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // a stable order for the metadata filter
+	for _, k := range keys {
+		v := params.Get(k)
+		switch {
+		case k == "prefix":
+			q.Prefix = v
+		case k == "regex":
+			q.Regex = v
+		case k == "cursor":
+			q.After = v
+		case k == "limit":
+			n, err := intParam(c, "limit", 0)
+			if err != nil {
+				return q, fmt.Errorf("%w: %w", buckets.ErrInvalidQuery, err)
+			}
+			if n <= 0 {
+				return q, fmt.Errorf("%w: limit %d is not between 1 and %d", buckets.ErrInvalidQuery, n, buckets.MaxLimit)
+			}
+			q.Limit = n
+		case strings.HasPrefix(k, metaParam) && len(k) > len(metaParam):
+			q.Metadata = append(q.Metadata, bson.E{Key: k[len(metaParam):], Value: v})
+		case strings.HasPrefix(k, metaJSONParam) && len(k) > len(metaJSONParam):
+			val, err := parseJSONValue(v)
+			if err != nil {
+				return q, fmt.Errorf("%w: %s: %w", buckets.ErrInvalidQuery, k, err)
+			}
+			q.Metadata = append(q.Metadata, bson.E{Key: k[len(metaJSONParam):], Value: val})
+		default:
+			return q, fmt.Errorf("%w: unknown parameter %q (use prefix, regex, limit, cursor, meta.<key> or metajson.<key>)", buckets.ErrInvalidQuery, k)
+		}
+	}
+	for _, e := range q.Metadata {
+		if strings.HasPrefix(e.Key, "$") || strings.Contains(e.Key, "..") {
+			return q, fmt.Errorf("%w: metadata field %q", buckets.ErrInvalidQuery, e.Key)
+		}
+	}
+	return q, nil
+}
+
+// parseJSONValue reads one Extended JSON value of any type.
+func parseJSONValue(s string) (bson.RawValue, error) {
+	var doc struct {
+		V bson.RawValue `bson:"v"`
+	}
+	if err := bson.UnmarshalExtJSON([]byte(`{"v":`+s+`}`), false, &doc); err != nil {
+		return bson.RawValue{}, fmt.Errorf("not Extended JSON: %v", err)
+	}
+	return doc.V, nil
+}
+
+// deleteByName removes every revision of a name, as mongofiles delete does.
+func (h *handler) deleteByName(c echo.Context) error {
+	b, err := h.bucket(c)
+	if err != nil {
+		return err
+	}
+	name, err := nameParam(c)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		return fmt.Errorf("%w: empty name (to drop a bucket, DELETE /buckets/{bucket})", buckets.ErrInvalidFilename)
+	}
+	if _, err := b.DeleteName(c.Request().Context(), name); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// deleteByID removes one file; If-Match, when sent, must match its ETag.
+func (h *handler) deleteByID(c echo.Context) error {
+	b, err := h.bucket(c)
+	if err != nil {
+		return err
+	}
+	id, err := fileID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if im := c.Request().Header.Get("If-Match"); im != "" {
+		f, err := b.Stat(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !etagMatch(im, etag(f), false) {
+			return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
+		}
+	}
+	if err := b.Delete(ctx, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// maxPatchBytes bounds a PATCH body: metadata up to its own limit, plus
+// the filename and JSON around it.
+const maxPatchBytes = buckets.MaxMetadataBytes + buckets.MaxFilenameBytes + 64*1024
+
+// patchByID renames a file and/or replaces its metadata:
+// {"filename": "new", "metadata": {...}}; "metadata": null or {} removes
+// it. If-Match, when sent, must match the file's ETag.
+func (h *handler) patchByID(c echo.Context) error {
+	b, err := h.bucket(c)
+	if err != nil {
+		return err
+	}
+	id, err := fileID(c)
+	if err != nil {
+		return err
+	}
+	filename, md, err := patchBody(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	f, err := b.Stat(ctx, id)
+	if err != nil {
+		return err
+	}
+	if im := c.Request().Header.Get("If-Match"); im != "" && !etagMatch(im, etag(f), false) {
+		return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
+	}
+	if filename != nil {
+		if err := b.Rename(ctx, id, *filename); err != nil {
+			return err
+		}
+	}
+	if md != nil {
+		if err := b.SetMetadata(ctx, id, *md); err != nil {
+			return err
+		}
+	}
+	if f, err = b.Stat(ctx, id); err != nil {
+		return err
+	}
+	c.Response().Header().Set("ETag", etag(f))
+	return c.JSON(http.StatusOK, f)
+}
+
+// patchBody reads and checks a PATCH body before anything is written.
+func patchBody(r io.Reader) (filename *string, md *bson.D, err error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxPatchBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errIncompleteBody, err)
+	}
+	if len(raw) > maxPatchBytes {
+		return nil, nil, fmt.Errorf("%w: PATCH body of more than %d bytes", buckets.ErrTooLarge, maxPatchBytes)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, nil, badRequest(`body is not a JSON object such as {"filename": "...", "metadata": {...}}`)
+	}
+	for k := range fields {
+		if k != "filename" && k != "metadata" {
+			return nil, nil, badRequest("unknown field %q (use filename and metadata)", k)
+		}
+	}
+	if v, ok := fields["filename"]; ok {
+		var name string
+		if err := json.Unmarshal(v, &name); err != nil {
+			return nil, nil, fmt.Errorf("%w: filename is not a string", buckets.ErrInvalidFilename)
+		}
+		if err := buckets.CheckFilename(name); err != nil {
+			return nil, nil, err
+		}
+		filename = &name
+	}
+	if v, ok := fields["metadata"]; ok {
+		d := bson.D{}
+		if !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			if d, err = parseMetadataJSON(v); err != nil {
+				return nil, nil, err
+			}
+		}
+		md = &d
+	}
+	if filename == nil && md == nil {
+		return nil, nil, badRequest("nothing to change: give filename and/or metadata")
+	}
+	return filename, md, nil
+}

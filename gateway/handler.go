@@ -1,0 +1,84 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/labstack/echo/v4"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// handler holds the API's handlers as plain methods; routes.go maps paths
+// to them.
+type handler struct {
+	db      *buckets.DB
+	cfg     Config
+	metrics *metrics
+}
+
+// healthz says the process answers; it never touches MongoDB, so that a
+// store outage does not get healthy gateways restarted.
+func (h *handler) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz says whether MongoDB answers a ping, so that a load balancer stops
+// sending requests to a gateway that cannot serve them.
+func (h *handler) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), h.cfg.ReadyTimeout)
+	defer cancel()
+	if err := h.db.Database().Client().Ping(ctx, nil); err != nil {
+		return fmt.Errorf("%w: ping: %w", errUnavailable, err)
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// bucket opens the bucket named in the path.
+func (h *handler) bucket(c echo.Context) (*buckets.Bucket, error) {
+	name, err := bucketParam(c)
+	if err != nil {
+		return nil, err
+	}
+	return h.db.Bucket(c.Request().Context(), name)
+}
+
+var objectIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{24}$`)
+
+// ParseFileID reads the {id} of /id/{bucket}/{id}: 24 hexadecimal digits
+// are an ObjectId; anything else is read by buckets.ParseID, as mongofiles
+// reads ids: Extended JSON when it looks like JSON ({"$oid":"..."},
+// {"$numberLong":"7"}, 7, "quoted string"), else the string itself. A
+// string id that is 24 hex digits must therefore be quoted.
+func ParseFileID(s string) (any, error) {
+	if objectIDPattern.MatchString(s) {
+		id, err := bson.ObjectIDFromHex(strings.ToLower(s))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidID, err)
+		}
+		return id, nil
+	}
+	return buckets.ParseID(s)
+}
+
+// FileIDPath is the {id} path segment ParseFileID reads back to id: the
+// hex of an ObjectId, else the escaped canonical Extended JSON.
+func FileIDPath(id any) string {
+	if oid, ok := id.(bson.ObjectID); ok {
+		return oid.Hex()
+	}
+	return url.PathEscape(buckets.FormatID(id))
+}
+
+// fileID reads the id in the path.
+func fileID(c echo.Context) (any, error) {
+	s, err := idParam(c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFileID(s)
+}

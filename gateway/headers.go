@@ -1,0 +1,292 @@
+package gateway
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Header names of gridfsd's own.
+const (
+	HeaderMetadata   = "X-Gridfs-Metadata"
+	HeaderID         = "X-Gridfs-Id"
+	headerMetaPrefix = "X-Meta-"
+)
+
+// uploadMetadata is the user metadata of an upload: the X-Gridfs-Metadata
+// object, then each X-Meta-<Key> header as a string field named by the
+// lower-cased key (HTTP header names are case-insensitive, so their case
+// cannot be kept), replacing a field of the same name.
+func uploadMetadata(h http.Header) (bson.D, error) {
+	var md bson.D
+	if v := h.Values(HeaderMetadata); len(v) > 0 {
+		if len(v) > 1 {
+			return nil, fmt.Errorf("%w: %s given %d times", buckets.ErrInvalidMetadata, HeaderMetadata, len(v))
+		}
+		var err error
+		if md, err = parseMetadataJSON([]byte(v[0])); err != nil {
+			return nil, fmt.Errorf("%s: %w", HeaderMetadata, err)
+		}
+	}
+	for name, values := range h {
+		key, ok := strings.CutPrefix(name, headerMetaPrefix)
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(key)
+		value := strings.Join(values, ", ")
+		if key == "" || strings.HasPrefix(key, "$") || strings.Contains(key, ".") {
+			return nil, fmt.Errorf("%w: header %s: field names may not be empty, start with $ or contain a dot", buckets.ErrInvalidMetadata, name)
+		}
+		if !utf8.ValidString(value) {
+			return nil, fmt.Errorf("%w: header %s is not valid UTF-8", buckets.ErrInvalidMetadata, name)
+		}
+		md = setField(md, key, value)
+	}
+	return md, nil
+}
+
+func setField(d bson.D, key string, value any) bson.D {
+	for i := range d {
+		if d[i].Key == key {
+			d[i].Value = value
+			return d
+		}
+	}
+	return append(d, bson.E{Key: key, Value: value})
+}
+
+// parseMetadataJSON reads an Extended JSON object (relaxed or canonical) of
+// user metadata. It returns ErrInvalidMetadata for anything else, and for
+// field names MongoDB would refuse, so that nothing is written first.
+func parseMetadataJSON(b []byte) (bson.D, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("%w: not an Extended JSON object", buckets.ErrInvalidMetadata)
+	}
+	var md bson.D
+	if err := bson.UnmarshalExtJSON(b, false, &md); err != nil {
+		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
+	}
+	raw, err := bson.Marshal(md)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
+	}
+	if err := checkFieldNames(raw, "metadata"); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// checkFieldNames refuses names that start with "$" (what remains of one
+// after Extended JSON parsing is not a type wrapper but an operator-looking
+// name MongoDB rejects or misreads) and empty names.
+func checkFieldNames(doc bson.Raw, at string) error {
+	elems, err := doc.Elements()
+	if err != nil {
+		return fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
+	}
+	for _, e := range elems {
+		key := e.Key()
+		where := at + "." + key
+		if key == "" || strings.HasPrefix(key, "$") {
+			return fmt.Errorf("%w: field %q: names may not be empty or start with $", buckets.ErrInvalidMetadata, where)
+		}
+		v := e.Value()
+		if sub, ok := v.DocumentOK(); ok {
+			if err := checkFieldNames(sub, where); err != nil {
+				return err
+			}
+		}
+		if arr, ok := v.ArrayOK(); ok {
+			vals, _ := arr.Values()
+			for i, av := range vals {
+				if sub, ok := av.DocumentOK(); ok {
+					if err := checkFieldNames(sub, fmt.Sprintf("%s.%d", where, i)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// digests are the integrity checks a client sent with an upload.
+type digests struct {
+	md5    []byte // Content-MD5 (RFC 1864)
+	sha256 []byte // Repr-Digest or Content-Digest sha-256 (RFC 9530)
+}
+
+// parseDigests reads Content-MD5 and the sha-256 member of Repr-Digest and
+// Content-Digest (the same thing here: gridfsd applies no content coding).
+// Other algorithms are ignored, as RFC 9530 allows.
+func parseDigests(h http.Header) (digests, error) {
+	var d digests
+	if v := h.Get("Content-MD5"); v != "" {
+		sum, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+		if err != nil || len(sum) != md5.Size {
+			return d, badRequest("Content-MD5 is not the base64 of 16 bytes")
+		}
+		d.md5 = sum
+	}
+	for _, name := range []string{"Repr-Digest", "Content-Digest"} {
+		for _, member := range strings.Split(strings.Join(h.Values(name), ","), ",") {
+			alg, val, ok := strings.Cut(strings.TrimSpace(member), "=")
+			if !ok || strings.ToLower(strings.TrimSpace(alg)) != "sha-256" {
+				continue
+			}
+			val = strings.TrimSpace(val)
+			if len(val) < 2 || val[0] != ':' || val[len(val)-1] != ':' {
+				return d, badRequest("%s: sha-256 is not a byte sequence such as :base64:", name)
+			}
+			sum, err := base64.StdEncoding.DecodeString(val[1 : len(val)-1])
+			if err != nil || len(sum) != sha256.Size {
+				return d, badRequest("%s: sha-256 is not the base64 of 32 bytes", name)
+			}
+			if d.sha256 != nil && !bytes.Equal(d.sha256, sum) {
+				return d, badRequest("Repr-Digest and Content-Digest disagree")
+			}
+			d.sha256 = sum
+		}
+	}
+	return d, nil
+}
+
+// check compares the sums of what was received with what the client sent.
+func (d digests) check(sha, md []byte) error {
+	if d.sha256 != nil && !bytes.Equal(d.sha256, sha) {
+		return fmt.Errorf("%w: the body's sha-256 is :%s:, not the one in Repr-Digest", errDigestMismatch, base64.StdEncoding.EncodeToString(sha))
+	}
+	if d.md5 != nil && !bytes.Equal(d.md5, md) {
+		return fmt.Errorf("%w: the body's MD5 is %s, not the one in Content-MD5", errDigestMismatch, base64.StdEncoding.EncodeToString(md))
+	}
+	return nil
+}
+
+// etag is the strong entity tag of a file's content: its SHA-256 when known
+// (files gridfsd wrote), else a hash of its _id, which is as good since
+// GridFS content never changes under an _id.
+func etag(f *buckets.File) string {
+	if len(f.SHA256) == 2*sha256.Size && isHex(f.SHA256) {
+		return `"` + strings.ToLower(f.SHA256) + `"`
+	}
+	sum := sha256.Sum256([]byte(buckets.FormatID(f.ID)))
+	return `"id-` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// etagMatch evaluates an If-Match or If-None-Match field against the
+// current tag: "*" matches any existing file. Comparison is strong for
+// If-Match and weak for If-None-Match, as RFC 9110 13.1 prescribes.
+func etagMatch(field, current string, weak bool) bool {
+	if current == "" {
+		return false
+	}
+	for _, t := range strings.Split(field, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" {
+			return true
+		}
+		if strings.HasPrefix(t, "W/") {
+			if !weak {
+				continue
+			}
+			t = t[2:]
+		}
+		if t == current {
+			return true
+		}
+	}
+	return false
+}
+
+// contentDisposition names the file for browsers (RFC 6266): the last
+// segment of its name, with an ASCII fallback and the exact UTF-8 name in
+// filename*.
+func contentDisposition(filename string, attachment bool) string {
+	kind := "inline"
+	if attachment {
+		kind = "attachment"
+	}
+	base := path.Base(filename)
+	if base == "/" || base == "." {
+		base = "file"
+	}
+	var ascii, ext strings.Builder
+	for _, r := range base {
+		if r >= 0x20 && r < 0x7f && r != '"' && r != '\\' && r != '%' {
+			ascii.WriteRune(r)
+		} else {
+			ascii.WriteByte('_')
+		}
+	}
+	for _, b := range []byte(base) {
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$&+-.^_`|~", b) >= 0 {
+			ext.WriteByte(b)
+		} else {
+			fmt.Fprintf(&ext, "%%%02X", b)
+		}
+	}
+	return fmt.Sprintf(`%s; filename="%s"; filename*=UTF-8''%s`, kind, ascii.String(), ext.String())
+}
+
+// asciiJSON escapes every non-ASCII character of JSON text as \uXXXX, so
+// that it can travel in an HTTP header field unchanged. Outside strings,
+// JSON text is ASCII already.
+func asciiJSON(b []byte) string {
+	var out strings.Builder
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteByte(b[0])
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+		b = b[size:]
+	}
+	return out.String()
+}
+
+// mediaType is the Content-Type of a download: what the uploader gave
+// (metadata.contentType or the legacy contentType), else what the name's
+// extension says, else "" for the caller to sniff.
+func mediaType(f *buckets.File) string {
+	if ct := f.MediaType(); ct != "" {
+		return ct
+	}
+	return mime.TypeByExtension(path.Ext(f.Filename))
+}
+
+// intParam reads an optional integer query parameter.
+func intParam(c interface{ QueryParam(string) string }, name string, def int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, badRequest("query parameter %s: %q is not an integer", name, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,109 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Keys of values a request carries in its echo.Context.
+const (
+	ctxLogger      = "gridfsd.logger"
+	ctxClientError = "gridfsd.clientError"
+)
+
+// maxRequestIDBytes bounds a client-chosen X-Request-Id, which ends up in
+// every log line of the request.
+const maxRequestIDBytes = 128
+
+// observe is the outermost middleware: it gives the request an id and a
+// logger carrying it, turns a handler's error into the reply, counts the
+// request in the metrics and logs one line for it.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		start := time.Now()
+		req := c.Request()
+		rid := requestID(req.Header.Get(echo.HeaderXRequestID))
+		c.Response().Header().Set(echo.HeaderXRequestID, rid)
+		log := s.cfg.Logger.With("request_id", rid)
+		c.Set(ctxLogger, log)
+		body := &countingReader{r: req.Body}
+		req.Body = body
+
+		if err := next(c); err != nil {
+			writeError(c, err)
+		}
+
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		res := c.Response()
+		s.metrics.requests.WithLabelValues(route, req.Method, strconv.Itoa(res.Status)).Inc()
+		s.metrics.bytesIn.Add(float64(body.n))
+		s.metrics.bytesOut.Add(float64(res.Size))
+		attrs := []any{
+			"method", req.Method,
+			"path", req.URL.Path,
+			"route", route,
+			"status", res.Status,
+			"bytes_in", body.n,
+			"bytes_out", res.Size,
+			"duration", time.Since(start).String(),
+		}
+		if msg, ok := c.Get(ctxClientError).(string); ok {
+			attrs = append(attrs, "error", msg)
+		}
+		log.Info("request", attrs...)
+		return nil
+	}
+}
+
+// requestLogger is the logger of the request c, which carries its id.
+func requestLogger(c echo.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLogger).(*slog.Logger); ok {
+		return l
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// requestID keeps a client's X-Request-Id when it is short and printable,
+// so that a request can be followed across proxies, and makes one otherwise.
+func requestID(given string) string {
+	if given != "" && len(given) <= maxRequestIDBytes {
+		ok := true
+		for i := 0; i < len(given); i++ {
+			if given[i] < 0x21 || given[i] > 0x7e {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return given
+		}
+	}
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// countingReader counts the request body bytes the handler read.
+type countingReader struct {
+	r io.ReadCloser
+	n int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	return n, err
+}
+
+func (r *countingReader) Close() error { return r.r.Close() }

@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/gridfsd/gridfsd/gateway/ui"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// newRouter registers the routes of the API. It is the only place that
+// knows paths and parameter names; handlers read parameters through
+// bucketParam, nameParam and idParam.
+func newRouter(s *Server, h *handler) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(c, err) }
+	e.Use(s.observe)
+
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
+	uiHandler := echo.WrapHandler(http.StripPrefix("/ui", ui.Handler()))
+	e.GET("/ui", uiHandler)
+	e.GET("/ui/*", uiHandler)
+	e.HEAD("/ui/*", uiHandler)
+
+	e.GET("/healthz", h.healthz)
+	e.GET("/readyz", h.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+
+	e.GET("/buckets", h.listBuckets)
+	e.PUT("/buckets/:bucket", h.createBucket)
+	e.DELETE("/buckets/:bucket", h.dropBucket)
+
+	e.GET("/b/:bucket", h.listFiles)
+	e.GET("/b/:bucket/*", h.getByName) // an empty name lists the bucket
+	e.HEAD("/b/:bucket/*", h.getByName)
+	e.PUT("/b/:bucket/*", h.upload)
+	e.DELETE("/b/:bucket/*", h.deleteByName)
+
+	e.GET("/id/:bucket/*", h.getByID)
+	e.HEAD("/id/:bucket/*", h.getByID)
+	e.PATCH("/id/:bucket/*", h.patchByID)
+	e.DELETE("/id/:bucket/*", h.deleteByID)
+	return e
+}
+
+func bucketParam(c echo.Context) (string, error) { return pathParam(c, "bucket") }
+
+// nameParam is the filename: the rest of the path, which may hold "/".
+func nameParam(c echo.Context) (string, error) { return pathParam(c, "*") }
+
+// idParam is the file id as written in the path, before ParseFileID.
+func idParam(c echo.Context) (string, error) { return pathParam(c, "*") }
+
+// pathParam decodes a path parameter. Echo matches on the escaped path when
+// the request has one (so that %2F in a name is not a separator) and on the
+// decoded path otherwise; decoding twice would turn "%2541" into "A".
+func pathParam(c echo.Context, name string) (string, error) {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v, nil
+	}
+	s, err := url.PathUnescape(v)
+	if err != nil {
+		return "", badRequest("path: %v", err)
+	}
+	return s, nil
+}

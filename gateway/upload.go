@@ -1,0 +1,229 @@
+package gateway
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/labstack/echo/v4"
+)
+
+// upload stores the request body as a new revision of the name in the path
+// (PUT /b/{bucket}/{name}). Every check that needs no body runs before the
+// first byte is written; the body streams straight into the chunk writer;
+// digests and preconditions are checked again before the files document is
+// written, and any failure leaves nothing behind.
+func (h *handler) upload(c echo.Context) error {
+	req := c.Request()
+	ctx := req.Context()
+	b, err := h.bucket(c)
+	if err != nil {
+		return err
+	}
+	name, err := nameParam(c)
+	if err != nil {
+		return err
+	}
+	if err := buckets.CheckFilename(name); err != nil {
+		return err
+	}
+	opts, err := uploadOptions(c)
+	if err != nil {
+		return err
+	}
+	sums, err := parseDigests(req.Header)
+	if err != nil {
+		return err
+	}
+	limit := h.uploadLimit(b)
+	if limit > 0 && req.ContentLength > limit {
+		return fmt.Errorf("%w: Content-Length %d is more than %d bytes", buckets.ErrTooLarge, req.ContentLength, limit)
+	}
+	cond := uploadCondition{ifMatch: req.Header.Get("If-Match"), ifNoneMatch: req.Header.Get("If-None-Match")}
+	old, err := cond.check(ctx, b, name)
+	if err != nil {
+		return err
+	}
+
+	start := time.Now()
+	up, err := b.OpenUpload(ctx, name, opts)
+	if err != nil {
+		return err
+	}
+	// From here on, every failure must Abort: it removes the chunks written.
+	f, err := h.receive(ctx, up, req.Body, limit, sums, func() error {
+		// Checked again just before the commit: another client may have
+		// written the name while this body was streaming.
+		again, err := cond.check(ctx, b, name)
+		if err == nil && old != nil && (again == nil || buckets.FormatID(again.ID) != buckets.FormatID(old.ID)) {
+			err = fmt.Errorf("%w: %q changed during the upload", errPrecondition, name)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	h.metrics.uploads.Observe(time.Since(start).Seconds())
+	if old != nil {
+		// The replaced revision goes only now that its successor is
+		// committed, so a failure above never loses the old content.
+		if err := b.Delete(context.WithoutCancel(ctx), old.ID); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
+			requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
+		}
+	}
+	hdr := c.Response().Header()
+	hdr.Set("ETag", etag(f))
+	hdr.Set("Location", "/id/"+url.PathEscape(b.Name())+"/"+FileIDPath(f.ID))
+	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))
+	return c.JSON(http.StatusCreated, f)
+}
+
+// receive copies body into up, verifies the digests and the precondition,
+// and commits; on any failure it aborts the upload.
+func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit int64, sums digests, precondition func() error) (*buckets.File, error) {
+	body = clientBody{body}
+	var md hash.Hash
+	if sums.md5 != nil {
+		md = md5.New()
+		body = io.TeeReader(body, md)
+	}
+	if limit > 0 {
+		body = &limitReader{r: body, left: limit}
+	}
+	fail := func(err error) (*buckets.File, error) {
+		if aerr := up.Abort(); aerr != nil {
+			err = fmt.Errorf("%w (and abort: %w)", err, aerr)
+		}
+		return nil, err
+	}
+	if _, err := up.ReadFrom(body); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	var mdSum []byte
+	if md != nil {
+		mdSum = md.Sum(nil)
+	}
+	if err := sums.check(up.SHA256(), mdSum); err != nil {
+		return fail(err)
+	}
+	if err := precondition(); err != nil {
+		return fail(err)
+	}
+	return up.Commit()
+}
+
+// uploadLimit is the smaller of the gateway's and the bucket's limits; 0
+// means none.
+func (h *handler) uploadLimit(b *buckets.Bucket) int64 {
+	limit := h.cfg.MaxUploadSize
+	if m := b.Settings().MaxFileSize; m > 0 && (limit == 0 || m < limit) {
+		limit = m
+	}
+	return limit
+}
+
+// uploadOptions reads ?chunkSize=, Content-Type and the metadata headers.
+func uploadOptions(c echo.Context) (buckets.UploadOptions, error) {
+	var opts buckets.UploadOptions
+	cs, err := intParam(c, "chunkSize", 0)
+	if err != nil {
+		return opts, fmt.Errorf("%w: %w", buckets.ErrInvalidChunkSize, err)
+	}
+	if c.QueryParam("chunkSize") != "" && cs <= 0 {
+		return opts, fmt.Errorf("%w: chunkSize %d is not positive", buckets.ErrInvalidChunkSize, cs)
+	}
+	opts.ChunkSize = cs
+	if ct := c.Request().Header.Get("Content-Type"); ct != "" {
+		if _, _, err := mime.ParseMediaType(ct); err != nil {
+			return opts, badRequest("Content-Type %q: %v", ct, err)
+		}
+		opts.ContentType = ct
+	}
+	if opts.Metadata, err = uploadMetadata(c.Request().Header); err != nil {
+		return opts, err
+	}
+	return opts, nil
+}
+
+// uploadCondition is the If-Match / If-None-Match of an upload, evaluated
+// against the newest revision of the name.
+type uploadCondition struct {
+	ifMatch, ifNoneMatch string
+}
+
+// check returns the revision If-Match matched (to be replaced), or
+// errPrecondition.
+func (u uploadCondition) check(ctx context.Context, b *buckets.Bucket, name string) (*buckets.File, error) {
+	if u.ifMatch == "" && u.ifNoneMatch == "" {
+		return nil, nil
+	}
+	cur, err := b.FindByName(ctx, name, -1)
+	if errors.Is(err, buckets.ErrFileNotFound) {
+		cur, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	tag := ""
+	if cur != nil {
+		tag = etag(cur)
+	}
+	if u.ifNoneMatch != "" && etagMatch(u.ifNoneMatch, tag, true) {
+		return nil, fmt.Errorf("%w: %q exists (If-None-Match)", errPrecondition, name)
+	}
+	if u.ifMatch != "" {
+		if !etagMatch(u.ifMatch, tag, false) {
+			if cur == nil {
+				return nil, fmt.Errorf("%w: %q does not exist (If-Match)", errPrecondition, name)
+			}
+			return nil, fmt.Errorf("%w: the newest revision of %q has ETag %s (If-Match)", errPrecondition, name, tag)
+		}
+		return cur, nil
+	}
+	return nil, nil
+}
+
+// limitReader fails with ErrTooLarge once more than left bytes arrive.
+type limitReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, fmt.Errorf("%w: the body is larger than allowed", buckets.ErrTooLarge)
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, fmt.Errorf("%w: the body is larger than allowed", buckets.ErrTooLarge)
+	}
+	return n, err
+}
+
+// clientBody marks the failures of reading the request body, a client
+// that went away or sent less than it announced, so that they are not
+// taken for the store's.
+type clientBody struct{ r io.Reader }
+
+func (b clientBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%w: %w", errIncompleteBody, err)
+	}
+	return n, err
+}
