@@ -5,4 +5,5 @@ import "github.com/spf13/cobra"
 // addCommands registers every subcommand. serve lives in serve.go, the
 // mongofiles-compatible commands in files*.go.
 func (a *app) addCommands(root *cobra.Command) {
+	a.addFileCommands(root)
 }

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/config"
+	"github.com/spf13/cobra"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// defaultFilesURI is where the file commands look when no --uri is given,
+// as mongofiles does.
+const defaultFilesURI = "mongodb://localhost:27017"
+
+// logTimeFormat is the timestamp of mongofiles' log lines on stderr.
+const logTimeFormat = "2006-01-02T15:04:05.000-0700"
+
+// addFileCommands registers the mongofiles-compatible commands and the
+// tools mongofiles lacks.
+func (a *app) addFileCommands(root *cobra.Command) {
+	root.AddCommand(
+		a.listCommand(), a.searchCommand(),
+		a.putCommand(), a.putIDCommand(),
+		a.getCommand(), a.getIDCommand(), a.getRegexCommand(),
+		a.deleteCommand(), a.deleteIDCommand(),
+		a.renameCommand(), a.metaCommand(), a.statCommand(), a.catCommand(),
+		a.verifyCommand(), a.fsckCommand(), a.bucketsCommand(),
+	)
+}
+
+// fileFlags adds the flags every file command shares: the bucket and
+// --quiet, both configuration keys.
+func fileFlags(cmd *cobra.Command) {
+	cmd.Flags().String(config.KeyPrefix, config.Default(config.KeyPrefix), "GridFS bucket (prefix of the .files and .chunks collections)")
+	cmd.Flags().Bool(config.KeyQuiet, false, "print no log lines or progress on stderr, only errors")
+}
+
+// session is one command's connection and bucket.
+type session struct {
+	cmd    *cobra.Command
+	ctx    context.Context
+	cfg    config.Config
+	client *mongo.Client
+	db     *buckets.DB
+	bucket *buckets.Bucket // nil for commands about buckets themselves
+}
+
+// open resolves the configuration, connects, waits until the store answers
+// (at most the connect timeout) and opens the bucket --prefix names when
+// withBucket is set.
+func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
+	// Each command has flags of its own for these keys; only the one that
+	// runs is bound, since viper keeps one flag per key.
+	for _, key := range []string{config.KeyPrefix, config.KeyQuiet} {
+		if f := cmd.Flags().Lookup(key); f != nil {
+			a.bind(f)
+		}
+	}
+	c, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	if withBucket && c.Prefix == "" {
+		return nil, errors.New("--prefix cannot be blank")
+	}
+	uri := c.URI
+	if uri == "" {
+		uri = defaultFilesURI
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	client, db, err := connect(ctx, uri, c)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: buckets.NewDB(db)}
+	pingCtx, cancel := context.WithTimeout(ctx, c.ConnectTimeout)
+	defer cancel()
+	if err := client.Ping(pingCtx, nil); err != nil {
+		s.close()
+		return nil, fmt.Errorf("cannot reach MongoDB at %s within %s: %w", redactURI(uri), c.ConnectTimeout, err)
+	}
+	s.logf("connected to: %s", redactURI(uri))
+	if withBucket {
+		if s.bucket, err = s.db.Bucket(ctx, c.Prefix); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *session) close() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	s.client.Disconnect(ctx)
+}
+
+// logf writes a log line to stderr the way mongofiles does (timestamp, tab,
+// message), unless --quiet.
+func (s *session) logf(format string, args ...any) {
+	if s.cfg.Quiet {
+		return
+	}
+	fmt.Fprintf(s.cmd.ErrOrStderr(), "%s\t%s\n", time.Now().Format(logTimeFormat), fmt.Sprintf(format, args...))
+}
+
+func (s *session) out() io.Writer { return s.cmd.OutOrStdout() }
+
+// redactURI hides the password of a connection string in messages.
+func redactURI(uri string) string {
+	scheme, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		return uri
+	}
+	hosts := rest
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		hosts = rest[:i]
+	}
+	at := strings.LastIndex(hosts, "@")
+	if at < 0 {
+		return uri
+	}
+	user, _, hasPass := strings.Cut(hosts[:at], ":")
+	if !hasPass {
+		return uri
+	}
+	return scheme + "://" + user + ":[**REDACTED**]" + rest[at:]
+}
+
+// argsBetween checks the positional arguments with mongofiles' messages.
+func argsBetween(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		for i, a := range args {
+			if a == "" && i < lo {
+				return fmt.Errorf("'%s' argument missing", cmd.Name())
+			}
+		}
+		switch {
+		case len(args) < lo:
+			return fmt.Errorf("'%s' argument missing", cmd.Name())
+		case hi >= 0 && len(args) > hi:
+			return fmt.Errorf("'%s': too many positional arguments", cmd.Name())
+		}
+		return nil
+	}
+}
+
+// parseID reads an id argument as mongofiles does; see buckets.ParseID.
+func parseID(s string) (any, error) {
+	id, err := buckets.ParseID(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w (give an ObjectId as {\"$oid\":\"...\"}, a number, or a plain string)", err)
+	}
+	return id, nil
+}
+
+// target names one file: by --id, or by name and --revision.
+type target struct {
+	id       string
+	revision int
+}
+
+func (t *target) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&t.id, "id", "", "the file with this _id (Extended JSON or a plain string) instead of a name")
+	cmd.Flags().IntVar(&t.revision, "revision", -1, "which revision of the name: 0 the oldest, 1 the next, -1 the newest, -2 the one before")
+}
+
+// nameArgs is how many positional arguments name the file: none with --id.
+func (t *target) nameArgs(cmd *cobra.Command) int {
+	if cmd.Flags().Changed("id") {
+		return 0
+	}
+	return 1
+}
+
+// resolve finds the file the target names; name is ignored with --id.
+func (t *target) resolve(s *session, name string) (*buckets.File, error) {
+	if s.cmd.Flags().Changed("id") {
+		id, err := parseID(t.id)
+		if err != nil {
+			return nil, err
+		}
+		return s.bucket.Stat(s.ctx, id)
+	}
+	return s.bucket.FindByName(s.ctx, name, t.revision)
+}
+
+// targetArgs checks the arguments of a command taking <name|--id id> and
+// extra more.
+func (t *target) args(extra int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		n := t.nameArgs(cmd) + extra
+		return argsBetween(n, n)(cmd, args)
+	}
+}
+
+// localPathFor is where get writes f when --local is not given: its name,
+// as mongofiles does, but never outside the current directory, since the
+// name comes from whoever wrote the bucket.
+func localPathFor(name string) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if name == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("refusing to write GridFS file %q outside the current directory; choose a path with --local", name)
+	}
+	return clean, nil
+}
+
+// writeLocal writes r to path through a temporary file in the same
+// directory that replaces path only once complete, so a failed download
+// leaves no partial file and keeps what path held. "-" is w.
+func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
+	if path == "-" {
+		if _, err := io.Copy(w, r); err != nil {
+			return fmt.Errorf("write to stdout: %w", err)
+		}
+		return nil
+	}
+	tmp, err := createTemp(path)
+	if err != nil {
+		return fmt.Errorf("error while opening local file '%s': %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := io.Copy(tmp, r); err != nil {
+		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
+	}
+	return nil
+}
+
+// createTemp creates a hidden file beside path with the permissions a new
+// file gets (0666 less the umask), which os.CreateTemp does not give.
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.gridfsd-%d-%d.tmp", base, os.Getpid(), time.Now().UnixNano()+int64(i)))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) && i < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// openLocal opens what put reads: a local file, or stdin for "-". size is
+// -1 when unknown.
+func openLocal(cmd *cobra.Command, path string) (r io.ReadCloser, size int64, err error) {
+	if path == "-" {
+		return io.NopCloser(cmd.InOrStdin()), -1, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("error while opening local file '%s': %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("error while opening local file '%s': %w", path, err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, 0, fmt.Errorf("error while opening local file '%s': is a directory", path)
+	}
+	size = -1
+	if st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return f, size, nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/spf13/cobra"
+)
+
+// verify and fsck: the checks live in package buckets, where the gateway
+// and the background sweeper reuse them; these commands only print.
+
+func (a *app) verifyCommand() *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "verify [name...]",
+		Short: "Re-read files and check their chunks and stored SHA-256 (every file when none is named)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			files, err := s.filesToVerify(cmd, args, id)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(s.out())
+			defer w.Flush()
+			var checked, damaged, bytes int64
+			check := func(f *buckets.File) error {
+				c, err := s.bucket.Verify(s.ctx, f)
+				if err != nil {
+					return err
+				}
+				checked++
+				bytes += f.Length
+				if !c.OK() {
+					damaged++
+				}
+				for _, p := range c.Problems {
+					fmt.Fprintf(w, "%s\t%s\t%v\n", f.Filename, buckets.FormatID(f.ID), p)
+				}
+				return nil
+			}
+			if files == nil {
+				err = s.bucket.Each(s.ctx, buckets.Query{Limit: buckets.MaxLimit}, check)
+			} else {
+				for _, f := range files {
+					if err = check(f); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			s.logf("verified %d files (%s): %d damaged", checked, byteSize(bytes), damaged)
+			if damaged > 0 {
+				return fmt.Errorf("%d of %d files are damaged", damaged, checked)
+			}
+			return nil
+		},
+	}
+	fileFlags(cmd)
+	cmd.Flags().StringVar(&id, "id", "", "verify the file with this _id")
+	return cmd
+}
+
+// filesToVerify is the newest revision of each name, the file --id names,
+// or nil for every file of the bucket.
+func (s *session) filesToVerify(cmd *cobra.Command, names []string, id string) ([]*buckets.File, error) {
+	var files []*buckets.File
+	if cmd.Flags().Changed("id") {
+		v, err := parseID(id)
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.bucket.Stat(s.ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	for _, name := range names {
+		f, err := s.bucket.FindByName(s.ctx, name, -1)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+func (a *app) fsckCommand() *cobra.Command {
+	var grace time.Duration
+	var repair bool
+	cmd := &cobra.Command{
+		Use:   "fsck",
+		Short: "Find orphaned chunks and files with missing or wrong-size chunks; --repair removes the orphans",
+		Args:  argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if grace <= 0 {
+				return fmt.Errorf("--grace %s: must be more than 0", grace)
+			}
+			s, err := a.open(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			rep, err := s.bucket.Fsck(s.ctx, grace)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(s.out())
+			defer w.Flush()
+			for _, d := range rep.Damaged {
+				for _, p := range d.Problems {
+					fmt.Fprintf(w, "damaged\t%s\t%s\t%v\n", d.File.Filename, buckets.FormatID(d.File.ID), p)
+				}
+			}
+			var orphanChunks int64
+			for _, o := range rep.Old {
+				orphanChunks += o.Chunks
+				if !repair {
+					fmt.Fprintf(w, "orphan\t%s\t%d chunks\tnewest %s\n", buckets.FormatID(o.FilesID), o.Chunks, o.Newest().UTC().Format(time.RFC3339))
+				}
+			}
+			if repair && len(rep.Old) > 0 {
+				removed, chunks, err := s.bucket.RemoveOrphans(s.ctx, rep.Old)
+				for _, o := range removed {
+					fmt.Fprintf(w, "removed\t%s\t%d chunks\n", buckets.FormatID(o.FilesID), o.Chunks)
+				}
+				if err != nil {
+					return err
+				}
+				s.logf("removed %d orphaned chunks of %d files", chunks, len(removed))
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			s.logf("checked %d files and %d chunks: %d damaged files, %d orphaned chunks of %d files older than %s, %d files_ids with recent chunks left alone (uploads in progress?)",
+				rep.Files, rep.Chunks, len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending))
+			switch {
+			case len(rep.Damaged) > 0:
+				return fmt.Errorf("%d damaged files in bucket %s (verify shows what is wrong with them)", len(rep.Damaged), s.bucket.Name())
+			case len(rep.Old) > 0 && !repair:
+				return fmt.Errorf("%d orphaned chunks of %d files in bucket %s (fsck --repair removes them)", orphanChunks, len(rep.Old), s.bucket.Name())
+			}
+			return nil
+		},
+	}
+	fileFlags(cmd)
+	cmd.Flags().DurationVar(&grace, "grace", buckets.DefaultGrace, "leave chunks newer than this alone: they may belong to an upload in progress")
+	cmd.Flags().BoolVar(&repair, "repair", false, "remove the orphaned chunks older than --grace")
+	return cmd
+}
