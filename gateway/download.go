@@ -67,7 +67,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	content := &body{d: d, metrics: h.metrics, directs: directChunks}
 	defer func() {
 		d.Close()
-		h.metrics.storeBytes.Add(float64(content.direct + d.Fetched()))
+		h.metrics.storeBytes.Add(float64(d.Fetched()))
 	}()
 
 	hdr := c.Response().Header()
@@ -88,7 +88,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	hdr.Set("Content-Type", ct)
 	ignoreOtherRangeUnits(req)
 
-	w := &jsonErrors{ResponseWriter: c.Response(), c: c}
+	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
 
 	if content.err != nil {
@@ -144,7 +144,6 @@ type body struct {
 	hasBuf   bool
 	directs  int   // direct fetches left before switching to the stream
 	streamAt int64 // where the Download's own offset is; -1 unknown
-	direct   int64 // bytes fetched directly, for the store-bytes metric
 	err      error // the first read failure, for the log
 }
 
@@ -224,7 +223,6 @@ func (b *body) fetch(k int64) error {
 	start := time.Now()
 	got, err := b.d.ReadAt(b.buf, k*cs)
 	b.metrics.chunkFetch.Observe(time.Since(start).Seconds())
-	b.direct += int64(got)
 	if err != nil && !(err == io.EOF && int64(got) == n) {
 		return err
 	}

@@ -145,6 +145,7 @@ func writeError(c echo.Context, err error) {
 type jsonErrors struct {
 	http.ResponseWriter
 	c       echo.Context
+	size    int64 // of the file, for Content-Range on 416
 	discard bool
 }
 
@@ -160,7 +161,12 @@ func (w *jsonErrors) WriteHeader(status int) {
 	code := strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
 	msg := http.StatusText(status)
 	if status == http.StatusRequestedRangeNotSatisfiable {
-		code, msg = "range_not_satisfiable", "no requested range overlaps the file"
+		code, msg = "range_not_satisfiable", "the Range header is malformed or no range overlaps the file"
+		// ServeContent sends it only when no range overlaps; RFC 9110
+		// 15.5.17 wants it on every 416 to a byte-range request.
+		if h.Get("Content-Range") == "" {
+			h.Set("Content-Range", fmt.Sprintf("bytes */%d", w.size))
+		}
 	}
 	w.c.Set(ctxClientError, msg)
 	w.ResponseWriter.WriteHeader(status)

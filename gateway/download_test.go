@@ -1,0 +1,333 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/gateway"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestDownloadRanges reads a 100-byte file of 16-byte chunks: ranges inside
+// a chunk, across and at chunk boundaries, suffix, open and past the end.
+func TestDownloadRanges(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(100)
+	f := e.put("/b/fs/r.bin?chunkSize=16", content, map[string]string{"Content-Type": "application/x-test"})
+	part := func(from, to int) *string { return str(content[from : to+1]) }
+	cr := func(from, to int) map[string]string {
+		return map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/100", from, to), "Content-Length": strconv.Itoa(to - from + 1)}
+	}
+	rng := func(s string) map[string]string { return map[string]string{"Range": s} }
+	e.run([]httpTest{
+		{name: "whole", method: "GET", path: "/b/fs/r.bin", code: 200, resBody: str(content),
+			resHeader: map[string]string{"Content-Length": "100", "Accept-Ranges": "bytes", "ETag": f.ETag, "Content-Type": "application/x-test"}},
+		{name: "first byte", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=0-0"), code: 206, resBody: part(0, 0), resHeader: cr(0, 0)},
+		{name: "last byte of chunk 0", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=15-15"), code: 206, resBody: part(15, 15), resHeader: cr(15, 15)},
+		{name: "first byte of chunk 1", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=16-16"), code: 206, resBody: part(16, 16), resHeader: cr(16, 16)},
+		{name: "across a boundary", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=15-16"), code: 206, resBody: part(15, 16), resHeader: cr(15, 16)},
+		{name: "exactly chunk 1", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=16-31"), code: 206, resBody: part(16, 31), resHeader: cr(16, 31)},
+		{name: "three chunks and a bit", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=10-60"), code: 206, resBody: part(10, 60), resHeader: cr(10, 60)},
+		{name: "the short last chunk", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=96-99"), code: 206, resBody: part(96, 99), resHeader: cr(96, 99)},
+		{name: "suffix", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=-5"), code: 206, resBody: part(95, 99), resHeader: cr(95, 99)},
+		{name: "suffix longer than the file", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=-500"), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "open", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=80-"), code: 206, resBody: part(80, 99), resHeader: cr(80, 99)},
+		{name: "end past the end", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=90-1000"), code: 206, resBody: part(90, 99), resHeader: cr(90, 99)},
+		{name: "unit in capitals", method: "GET", path: "/b/fs/r.bin", header: rng("Bytes=1-2"), code: 206, resBody: part(1, 2), resHeader: cr(1, 2)},
+		{name: "start past the end", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=100-"), code: 416, errCode: "range_not_satisfiable",
+			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "reversed", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=9-3"), code: 416, errCode: "range_not_satisfiable",
+			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "another unit is ignored (RFC 9110 14.2)", method: "GET", path: "/b/fs/r.bin", header: rng("items=0-5"), code: 200, resBody: str(content)},
+		{name: "HEAD", method: "HEAD", path: "/b/fs/r.bin", code: 200, resBody: str(""),
+			resHeader: map[string]string{"Content-Length": "100", "ETag": f.ETag, "Accept-Ranges": "bytes"}},
+		{name: "HEAD with a range", method: "HEAD", path: "/b/fs/r.bin", header: rng("bytes=16-31"), code: 206, resBody: str(""), resHeader: cr(16, 31)},
+	})
+}
+
+func TestDownloadMultipleRanges(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(100)
+	e.put("/b/fs/m?chunkSize=16", content, map[string]string{"Content-Type": "text/plain"})
+	res, body := e.do("GET", "/b/fs/m", map[string]string{"Range": "bytes=0-1,15-16,40-47,-3"}, "")
+	if res.StatusCode != http.StatusPartialContent {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	mt, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/byteranges" {
+		t.Fatalf("Content-Type %q", res.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(strings.NewReader(string(body)), params["boundary"])
+	want := [][2]int{{0, 1}, {15, 16}, {40, 47}, {97, 99}}
+	for i, w := range want {
+		p, err := mr.NextPart()
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		got, _ := io.ReadAll(p)
+		if cr := p.Header.Get("Content-Range"); cr != fmt.Sprintf("bytes %d-%d/100", w[0], w[1]) {
+			t.Errorf("part %d: Content-Range %q", i, cr)
+		}
+		if p.Header.Get("Content-Type") != "text/plain" {
+			t.Errorf("part %d: Content-Type %q", i, p.Header.Get("Content-Type"))
+		}
+		if string(got) != content[w[0]:w[1]+1] {
+			t.Errorf("part %d: %q, want %q", i, got, content[w[0]:w[1]+1])
+		}
+	}
+	if _, err := mr.NextPart(); err != io.EOF {
+		t.Errorf("more parts than asked for: %v", err)
+	}
+}
+
+func TestDownloadConditional(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(40)
+	f := e.put("/b/fs/c?chunkSize=16", content, nil)
+	res, _ := e.do("HEAD", "/b/fs/c", nil, "")
+	lastMod := res.Header.Get("Last-Modified")
+	mod, err := http.ParseTime(lastMod)
+	if err != nil {
+		t.Fatalf("Last-Modified %q: %v", lastMod, err)
+	}
+	if up, _ := time.Parse(time.RFC3339Nano, f.UploadDate); !mod.Equal(up.Truncate(time.Second)) {
+		t.Errorf("Last-Modified %v, uploadDate %v", mod, up)
+	}
+	later := mod.Add(time.Hour).Format(http.TimeFormat)
+	earlier := mod.Add(-time.Hour).Format(http.TimeFormat)
+	e.run([]httpTest{
+		{name: "If-None-Match same", method: "GET", path: "/b/fs/c", header: map[string]string{"If-None-Match": f.ETag}, code: 304,
+			resHeader: map[string]string{"ETag": f.ETag}, resBody: str("")},
+		{name: "If-None-Match weak form", method: "GET", path: "/b/fs/c", header: map[string]string{"If-None-Match": `"x", W/` + f.ETag}, code: 304},
+		{name: "If-None-Match star", method: "HEAD", path: "/b/fs/c", header: map[string]string{"If-None-Match": "*"}, code: 304},
+		{name: "If-None-Match other", method: "GET", path: "/b/fs/c", header: map[string]string{"If-None-Match": `"other"`}, code: 200, resBody: str(content)},
+		{name: "If-Modified-Since later", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Modified-Since": later}, code: 304},
+		{name: "If-Modified-Since same", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Modified-Since": lastMod}, code: 304},
+		{name: "If-Modified-Since earlier", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Modified-Since": earlier}, code: 200},
+		{name: "If-None-Match wins over If-Modified-Since", method: "GET", path: "/b/fs/c",
+			header: map[string]string{"If-None-Match": `"other"`, "If-Modified-Since": later}, code: 200},
+		{name: "If-Range same ETag", method: "GET", path: "/b/fs/c", header: map[string]string{"Range": "bytes=20-", "If-Range": f.ETag}, code: 206, resBody: str(content[20:])},
+		{name: "If-Range stale ETag", method: "GET", path: "/b/fs/c", header: map[string]string{"Range": "bytes=20-", "If-Range": `"stale"`}, code: 200, resBody: str(content)},
+		{name: "If-Range date", method: "GET", path: "/b/fs/c", header: map[string]string{"Range": "bytes=20-", "If-Range": lastMod}, code: 206, resBody: str(content[20:])},
+		{name: "If-Range older date", method: "GET", path: "/b/fs/c", header: map[string]string{"Range": "bytes=20-", "If-Range": earlier}, code: 200},
+		{name: "If-Match same", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Match": f.ETag}, code: 200},
+		{name: "If-Match other", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Match": `"other"`}, code: 412, errCode: "precondition_failed"},
+		{name: "If-Unmodified-Since earlier", method: "GET", path: "/b/fs/c", header: map[string]string{"If-Unmodified-Since": earlier}, code: 412},
+	})
+}
+
+func TestDownloadHeaders(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	f := e.put("/b/fs/docs/r%C3%A9sum%C3%A9%20%22final%22.pdf", "%PDF-1.4 ...", map[string]string{
+		"Content-Type":      "application/pdf",
+		"X-Gridfs-Metadata": `{"owner": "Zoë", "n": 7}`,
+	})
+	big := e.put("/b/fs/big-metadata", "x", map[string]string{"X-Gridfs-Metadata": `{"pad": "` + strings.Repeat("p", 3000) + `"}`})
+	e.run([]httpTest{
+		{name: "descriptive headers", method: "GET", path: "/b/fs/docs/r%C3%A9sum%C3%A9%20%22final%22.pdf", code: 200, resHeader: map[string]string{
+			"Content-Type":           "application/pdf",
+			"Content-Disposition":    `inline; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.pdf`,
+			"X-Content-Type-Options": "nosniff",
+			"Accept-Ranges":          "bytes",
+			"X-Gridfs-Id":            `{"$oid":"` + f.oid(t) + `"}`,
+			"X-Gridfs-Metadata":      `{"owner":"Zo\u00eb","n":7,"contentType":"application/pdf"}`,
+			"ETag":                   f.ETag,
+		}},
+		{name: "download=1 is an attachment", method: "HEAD", path: "/id/fs/" + f.oid(t) + "?download=1", code: 200, resHeader: map[string]string{
+			"Content-Disposition": `attachment; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.pdf`,
+		}},
+		{name: "large metadata stays out of headers", method: "HEAD", path: "/b/fs/big-metadata", code: 200,
+			resHeader: map[string]string{"X-Gridfs-Metadata": "", "ETag": big.ETag}},
+		{name: "request id is returned", method: "HEAD", path: "/b/fs/big-metadata", header: map[string]string{"X-Request-Id": "trace-42"}, code: 200,
+			resHeader: map[string]string{"X-Request-Id": "trace-42"}},
+	})
+}
+
+// TestDownloadContentType covers the order: uploader's type, legacy
+// top-level contentType, extension, sniffing.
+func TestDownloadContentType(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	b, err := e.db.Bucket(context.Background(), "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Upload(context.Background(), "legacy.txt", strings.NewReader("GIF89a"), buckets.UploadOptions{
+		Extra: bson.D{{Key: "contentType", Value: "image/gif"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.put("/b/fs/given.txt", "hello", map[string]string{"Content-Type": "application/x-given"})
+	e.put("/b/fs/by-ext.json", "hello", nil)
+	e.put("/b/fs/sniffed-html", "<!DOCTYPE html><html><p>hi</p></html>", nil)
+	e.put("/b/fs/sniffed-text", "just words", nil)
+	e.put("/b/fs/sniffed-binary", "\x00\x01\x02\x03", nil)
+	e.put("/b/fs/empty", "", nil)
+	ct := func(v string) map[string]string { return map[string]string{"Content-Type": v} }
+	e.run([]httpTest{
+		{name: "given", method: "GET", path: "/b/fs/given.txt", code: 200, resHeader: ct("application/x-given")},
+		{name: "legacy", method: "GET", path: "/b/fs/legacy.txt", code: 200, resHeader: ct("image/gif")},
+		{name: "extension", method: "GET", path: "/b/fs/by-ext.json", code: 200, resHeader: ct("application/json")},
+		{name: "sniffed html", method: "GET", path: "/b/fs/sniffed-html", code: 200, resHeader: ct("text/html; charset=utf-8")},
+		{name: "sniffed text", method: "HEAD", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("text/plain; charset=utf-8")},
+		{name: "sniffed binary", method: "GET", path: "/b/fs/sniffed-binary", code: 200, resHeader: ct("application/octet-stream")},
+		{name: "empty file", method: "GET", path: "/b/fs/empty", code: 200, resBody: str(""), resHeader: map[string]string{"Content-Length": "0"}},
+		// ServeContent ignores ranges on an empty file rather than refuse them.
+		{name: "range of an empty file", method: "GET", path: "/b/fs/empty", header: map[string]string{"Range": "bytes=0-"}, code: 200, resBody: str("")},
+	})
+}
+
+func TestDownloadRevisions(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	for i := range 3 {
+		e.put("/b/fs/rev", fmt.Sprintf("v%d", i), nil)
+	}
+	e.run([]httpTest{
+		{name: "newest by default", method: "GET", path: "/b/fs/rev", code: 200, resBody: str("v2")},
+		{name: "0 is the oldest", method: "GET", path: "/b/fs/rev?revision=0", code: 200, resBody: str("v0")},
+		{name: "1", method: "GET", path: "/b/fs/rev?revision=1", code: 200, resBody: str("v1")},
+		{name: "-1 is the newest", method: "GET", path: "/b/fs/rev?revision=-1", code: 200, resBody: str("v2")},
+		{name: "-3", method: "GET", path: "/b/fs/rev?revision=-3", code: 200, resBody: str("v0")},
+		{name: "3 does not exist", method: "GET", path: "/b/fs/rev?revision=3", code: 404, errCode: "revision_not_found"},
+		{name: "-4 does not exist", method: "GET", path: "/b/fs/rev?revision=-4", code: 404, errCode: "revision_not_found"},
+		{name: "not a number", method: "GET", path: "/b/fs/rev?revision=last", code: 400, errCode: "bad_request"},
+		{name: "unknown name", method: "GET", path: "/b/fs/nope", code: 404, errCode: "file_not_found"},
+		{name: "unknown bucket", method: "GET", path: "/b/nobucket/rev", code: 404, errCode: "file_not_found"},
+		{name: "HEAD of an unknown name", method: "HEAD", path: "/b/fs/nope", code: 404},
+	})
+}
+
+// TestDownloadByID addresses files by ObjectId, string and numeric ids.
+func TestDownloadByID(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	ctx := context.Background()
+	b, err := e.db.Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []struct {
+		id      any
+		content string
+	}{
+		{"plain-id", "by string"},
+		{"a/b c", "string with a slash"},
+		{"5f0000000000000000000001", "hex-looking string"},
+		{int64(7), "by number"},
+	} {
+		if _, err := b.Upload(ctx, "x", strings.NewReader(u.content), buckets.UploadOptions{ID: u.id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := e.put("/b/fs/oid", "by ObjectId", nil)
+	e.run([]httpTest{
+		{name: "ObjectId hex", method: "GET", path: "/id/fs/" + f.oid(t), code: 200, resBody: str("by ObjectId")},
+		{name: "ObjectId hex in capitals", method: "GET", path: "/id/fs/" + strings.ToUpper(f.oid(t)), code: 200, resBody: str("by ObjectId")},
+		{name: "ObjectId as Extended JSON", method: "GET", path: `/id/fs/{"$oid":"` + f.oid(t) + `"}`, code: 200, resBody: str("by ObjectId")},
+		{name: "plain string", method: "GET", path: "/id/fs/plain-id", code: 200, resBody: str("by string"),
+			resHeader: map[string]string{"X-Gridfs-Id": `"plain-id"`}},
+		{name: "quoted string", method: "GET", path: "/id/fs/%22plain-id%22", code: 200, resBody: str("by string")},
+		{name: "string with an escaped slash", method: "GET", path: "/id/fs/a%2Fb%20c", code: 200, resBody: str("string with a slash")},
+		{name: "string with a slash", method: "GET", path: "/id/fs/a/b%20c", code: 200, resBody: str("string with a slash")},
+		{name: "hex string must be quoted", method: "GET", path: "/id/fs/%225f0000000000000000000001%22", code: 200, resBody: str("hex-looking string")},
+		{name: "unquoted hex is an ObjectId", method: "GET", path: "/id/fs/5f0000000000000000000001", code: 404, errCode: "file_not_found"},
+		{name: "numberLong", method: "GET", path: `/id/fs/{"$numberLong":"7"}`, code: 200, resBody: str("by number"),
+			resHeader: map[string]string{"X-Gridfs-Id": `{"$numberLong":"7"}`}},
+		{name: "bare number", method: "GET", path: "/id/fs/7", code: 200, resBody: str("by number")},
+		{name: "HEAD", method: "HEAD", path: "/id/fs/7", code: 200, resHeader: map[string]string{"Content-Length": "9"}},
+		{name: "bad Extended JSON", method: "GET", path: `/id/fs/{"$oid":"zz"}`, code: 400, errCode: "invalid_id"},
+		{name: "broken JSON", method: "GET", path: "/id/fs/%7Bnope", code: 400, errCode: "invalid_id"},
+		{name: "missing", method: "GET", path: "/id/fs/000000000000000000000000", code: 404, errCode: "file_not_found"},
+		{name: "bad bucket", method: "GET", path: "/id/a$b/7", code: 400, errCode: "invalid_bucket_name"},
+	})
+}
+
+// TestVideoSeek replays what a browser's <video> element does: an open
+// range from 0, dropped after a few bytes once it has the metadata, then an
+// open range from the seek position with If-Range.
+func TestVideoSeek(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(200)
+	f := e.put("/b/fs/movie.mp4?chunkSize=16", content, nil)
+
+	req, _ := http.NewRequest("GET", e.url+"/b/fs/movie.mp4", nil)
+	req.Header.Set("Range", "bytes=0-")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 206 || res.Header.Get("Content-Range") != "bytes 0-199/200" || res.Header.Get("Content-Type") != "video/mp4" {
+		t.Fatalf("first request: %d %v", res.StatusCode, res.Header)
+	}
+	head := make([]byte, 20)
+	if _, err := io.ReadFull(res.Body, head); err != nil || string(head) != content[:20] {
+		t.Fatalf("first bytes %q, %v", head, err)
+	}
+	res.Body.Close() // the browser drops the connection
+
+	e.run([]httpTest{
+		{name: "seek", method: "GET", path: "/b/fs/movie.mp4", header: map[string]string{"Range": "bytes=150-", "If-Range": f.ETag}, code: 206,
+			resBody: str(content[150:]), resHeader: map[string]string{"Content-Range": "bytes 150-199/200"}},
+		{name: "seek back to a chunk boundary", method: "GET", path: "/b/fs/movie.mp4", header: map[string]string{"Range": "bytes=64-", "If-Range": f.ETag}, code: 206,
+			resBody: str(content[64:]), resHeader: map[string]string{"Content-Range": "bytes 64-199/200"}},
+		{name: "file changed meanwhile", method: "GET", path: "/b/fs/movie.mp4", header: map[string]string{"Range": "bytes=150-", "If-Range": `"old"`}, code: 200,
+			resBody: str(content)},
+	})
+}
+
+// TestRangeReadCost checks the store-independent cost of reads: a small
+// range costs the chunks that hold it, a full read the file's length.
+func TestRangeReadCost(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(400)
+	e.put("/b/fs/cost?chunkSize=16", content, map[string]string{"Content-Type": "application/octet-stream"})
+	cases := []struct {
+		rng  string
+		body string
+		max  float64
+	}{
+		{"bytes=200-202", content[200:203], 16},
+		{"bytes=207-208", content[207:209], 32}, // across the boundary at 208
+		{"bytes=390-", content[390:], 16},
+		{"", content, 400},
+		{"bytes=0-1,300-301", "", 32},
+	}
+	for _, c := range cases {
+		before := e.metric("gridfsd_store_read_bytes_total")
+		h := map[string]string{}
+		if c.rng != "" {
+			h["Range"] = c.rng
+		}
+		_, body := e.do("GET", "/b/fs/cost", h, "")
+		if c.body != "" && string(body) != c.body {
+			t.Errorf("%s: body %q", c.rng, body)
+		}
+		if got := e.metric("gridfsd_store_read_bytes_total") - before; got == 0 || got > c.max {
+			t.Errorf("%q: %v bytes from the store, want 1 to %v", c.rng, got, c.max)
+		}
+	}
+}
+
+var metricLine = regexp.MustCompile(`(?m)^(\S+) (\S+)$`)
+
+// metric is the value of an unlabelled metric in /metrics.
+func (e *env) metric(name string) float64 {
+	e.t.Helper()
+	_, body := e.do("GET", "/metrics", nil, "")
+	for _, m := range metricLine.FindAllStringSubmatch(string(body), -1) {
+		if m[1] == name {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			return v
+		}
+	}
+	e.t.Fatalf("no metric %s in %.2000s", name, body)
+	return 0
+}
