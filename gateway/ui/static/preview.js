@@ -1,0 +1,101 @@
+// Previews by content type: images inline, audio and video players whose
+// src is the gateway URL (the browser's range requests make seeking work),
+// the first 64 KiB of text and JSON, and a download link for the rest.
+
+import * as api from "./api.js";
+import { h, fill, formatBytes, errorText } from "./dom.js";
+
+const textMax = 64 * 1024;
+
+const textTypes = new Set([
+  "application/json",
+  "application/ld+json",
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-yaml",
+  "application/yaml",
+  "application/toml",
+  "application/x-sh",
+  "application/sql",
+  "application/csv",
+  "image/svg+xml", // shown as an image below; listed so it is never "binary"
+]);
+
+/** kind of a media type: image, video, audio, json, text or other. */
+export function kindOf(contentType) {
+  const type = (contentType || "").split(";")[0].trim().toLowerCase();
+  if (type.startsWith("image/")) return "image";
+  if (type.startsWith("video/")) return "video";
+  if (type.startsWith("audio/")) return "audio";
+  if (type === "application/json" || type.endsWith("+json")) return "json";
+  if (type.startsWith("text/") || type.endsWith("+xml") || textTypes.has(type)) return "text";
+  return "other";
+}
+
+export async function renderPreview(section, bucket, file, signal) {
+  const body = h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Loading preview…"));
+  section.append(body);
+  try {
+    // Without a stored type, ask the gateway what it would serve (it
+    // guesses from the extension and sniffs the first bytes).
+    const type = file.contentType || (file.length > 0 ? await api.servedType(bucket, file, signal) : "");
+    await show(body, bucket, file, type, signal);
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    fill(body, h("p", { class: "error-text" }, `No preview: ${errorText(err)}`), await downloadLink(bucket, file));
+  }
+}
+
+async function show(body, bucket, file, type, signal) {
+  const name = file.filename;
+  const kind = kindOf(type);
+  switch (kind) {
+    case "image": {
+      const img = h("img", { src: await api.mediaURL(bucket, file), alt: `Preview of ${name}`, decoding: "async" });
+      img.addEventListener("error", async () => fill(body, h("p", {}, "The browser cannot show this image."), await downloadLink(bucket, file)), { once: true });
+      fill(body, img);
+      return;
+    }
+    case "video":
+    case "audio": {
+      // WebM, Ogg and MP4 hold audio, video or both, and a name's extension
+      // does not say which (Go maps .webm to audio/webm): a <video> plays
+      // either, and shrinks to its controls once it knows there is no picture.
+      const tag = kind === "audio" && !/^audio\/(webm|ogg|mp4)\b/i.test(type) ? "audio" : "video";
+      const media = h(tag, { src: await api.mediaURL(bucket, file), controls: true, preload: "metadata", id: "player", "aria-label": `Player: ${name}` });
+      media.addEventListener("loadedmetadata", () => media.classList.toggle("audio-only", tag === "video" && media.videoWidth === 0));
+      media.addEventListener(
+        "error",
+        async () => fill(body, h("p", {}, `The browser cannot play this ${kind} format.`), await downloadLink(bucket, file)),
+        { once: true },
+      );
+      fill(body, media, h("p", {}, await downloadLink(bucket, file)));
+      return;
+    }
+    case "json":
+    case "text": {
+      const { bytes, truncated } = await api.readStart(bucket, file, textMax, signal);
+      let text = new TextDecoder("utf-8").decode(bytes);
+      if (kind === "json" && !truncated) {
+        try {
+          text = JSON.stringify(JSON.parse(text), null, 2);
+        } catch {
+          // Not valid JSON after all: show it as it is.
+        }
+      }
+      fill(
+        body,
+        h("pre", { class: "text-preview", tabindex: "0", "aria-label": `Contents of ${name}` }, text || "(empty file)"),
+        truncated ? h("p", { class: "muted" }, `Showing the first ${formatBytes(bytes.length)} of ${formatBytes(file.length)}. `, await downloadLink(bucket, file)) : null,
+      );
+      return;
+    }
+    default:
+      fill(body, h("p", {}, `No preview for this type of file (${file.contentType || "unknown type"}). `, await downloadLink(bucket, file)));
+  }
+}
+
+async function downloadLink(bucket, file) {
+  return h("a", { href: await api.downloadURL(bucket, file), download: "" }, `Download ${file.filename} (${formatBytes(file.length)})`);
+}
