@@ -216,10 +216,14 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // visible waits until a selector shows up.
-func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
+func visible(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(sel))
+}
 
 // gone waits until no element matches the selector.
-func gone(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitNotPresent(chromedp.CSS(sel)) }
+func gone(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitNotPresent(chromedp.CSS(sel))
+}
 
 // toast waits for a status message.
 func toast(msg string) chromedp.Action[chromedp.Void] {
