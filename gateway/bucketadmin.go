@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -64,29 +65,31 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 	if len(raw) == 0 {
 		return s, nil
 	}
-	var in struct {
-		ChunkSize   *json.Number `json:"chunkSize"`
-		MaxFileSize *json.Number `json:"maxFileSize"`
+	// A map, not a struct: encoding/json matches field names without
+	// regard to case and takes "8" for a json.Number, both of which would
+	// hide a client's mistake.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return s, badRequest(`body is not a JSON object such as {"chunkSize": 261120, "maxFileSize": 1048576}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(&in); err != nil {
-		return s, badRequest(`body is not {"chunkSize": N, "maxFileSize": N}: %v`, err)
-	}
-	if in.ChunkSize != nil {
-		n, err := strconv.ParseInt(in.ChunkSize.String(), 10, 32)
-		if err != nil || n <= 0 {
-			return s, fmt.Errorf("%w: chunkSize %s", buckets.ErrInvalidChunkSize, in.ChunkSize)
+	for k, v := range fields {
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+		switch {
+		case k != "chunkSize" && k != "maxFileSize":
+			return s, badRequest("unknown setting %q (use chunkSize and maxFileSize)", k)
+		case err != nil:
+			return s, badRequest("%s: %s is not a whole number of bytes", k, v)
+		case k == "chunkSize":
+			if n <= 0 || n > math.MaxInt32 {
+				// 0 would mean the default; DB.Create checks the upper bound.
+				return s, fmt.Errorf("%w: chunkSize %d", buckets.ErrInvalidChunkSize, n)
+			}
+			s.ChunkSize = int(n)
+		case n < 0:
+			return s, badRequest("maxFileSize %d is negative", n)
+		default:
+			s.MaxFileSize = n
 		}
-		s.ChunkSize = int(n)
-	}
-	if in.MaxFileSize != nil {
-		n, err := strconv.ParseInt(in.MaxFileSize.String(), 10, 64)
-		if err != nil || n < 0 {
-			return s, badRequest("maxFileSize %s is not a number of bytes", in.MaxFileSize)
-		}
-		s.MaxFileSize = n
 	}
 	return s, nil
 }

@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -29,6 +33,31 @@ type env struct {
 func newEnv(t *testing.T, cfg gateway.Config) *env {
 	t.Helper()
 	cfg.DB = buckets.NewDB(storetest.MustOpenDB(t))
+	srv, err := gateway.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &env{t: t, db: cfg.DB, srv: srv, url: hs.URL}
+}
+
+// newUnreachableEnv is a gateway whose MongoDB does not answer: a port
+// nothing listens on.
+func newUnreachableEnv(t *testing.T) *env {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + addr).SetServerSelectionTimeout(300 * time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	cfg := gateway.Config{DB: buckets.NewDB(client.Database("test")), ReadyTimeout: time.Second}
 	srv, err := gateway.New(cfg)
 	if err != nil {
 		t.Fatal(err)
