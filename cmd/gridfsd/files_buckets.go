@@ -67,6 +67,10 @@ func (a *app) bucketsCreateCommand() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("--chunk-size: %w", err)
 				}
+				// Settings read 0 as "the default"; asked for, it is an error.
+				if err := chunker.CheckChunkSize(n); err != nil {
+					return fmt.Errorf("--chunk-size: %w", err)
+				}
 				st.ChunkSize = int(n)
 			}
 			if maxFileSize != "" {
