@@ -6,4 +6,5 @@ import "github.com/spf13/cobra"
 // mongofiles-compatible commands in files*.go.
 func (a *app) addCommands(root *cobra.Command) {
 	a.addFileCommands(root)
+	root.AddCommand(a.serveCommand())
 }

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP gateway (on the embedded store unless --uri names a MongoDB)",
+		Long: `serve runs gridfsd's HTTP API and browser UI.
+
+With --uri it serves the GridFS buckets of that MongoDB (standalone, replica
+set or sharded cluster; TLS and authentication through the connection
+string). Without --uri it starts an embedded single-node store (FerretDB on
+SQLite) in --data-dir, reachable by MongoDB tools on --embedded-listen: good
+for trying gridfsd and for small data, not for production.`,
+		Example: `  gridfsd serve
+  gridfsd serve --uri "mongodb://db1,db2,db3/files?replicaSet=rs0" --listen 0.0.0.0:8080
+  GRIDFSD_MAX_UPLOAD_SIZE=2GiB gridfsd serve --config /etc/gridfsd.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Bound here, not at construction: viper keeps one flag per key
+			// and other commands may define flags for the same keys.
+			for _, k := range []string{
+				config.KeyListen, config.KeyDataDir, config.KeyEmbeddedListen, config.KeyMaxUploadSize,
+				config.KeyReadHeaderTimeout, config.KeyIdleTimeout, config.KeyShutdownTimeout,
+				config.KeyLogLevel, config.KeyLogFormat,
+			} {
+				a.bind(cmd.Flags().Lookup(k))
+			}
+			c, err := a.load()
+			if err != nil {
+				return err
+			}
+			m := &Main{Config: c, Logger: newLogger(cmd.ErrOrStderr(), c)}
+			return m.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	def := config.Default
+	f.String(config.KeyListen, def(config.KeyListen), "HTTP listen address, host:port (0.0.0.0:8080 for every interface)")
+	f.String(config.KeyDataDir, def(config.KeyDataDir), "directory of the embedded store (used without --uri)")
+	f.String(config.KeyEmbeddedListen, def(config.KeyEmbeddedListen), "MongoDB wire protocol address of the embedded store (used without --uri)")
+	f.String(config.KeyMaxUploadSize, def(config.KeyMaxUploadSize), "largest upload accepted, such as 512MiB or 2GB; 0 means no limit")
+	f.String(config.KeyReadHeaderTimeout, def(config.KeyReadHeaderTimeout), "time a client has to send the request headers")
+	f.String(config.KeyIdleTimeout, def(config.KeyIdleTimeout), "how long an idle keep-alive connection stays open")
+	f.String(config.KeyShutdownTimeout, def(config.KeyShutdownTimeout), "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
+	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
+	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
+	return cmd
+}
+
+// Main runs the gateway: it only wires the store, the database and the
+// HTTP server together, and undoes it in reverse order.
+type Main struct {
+	Config config.Config
+	Logger *slog.Logger
+}
+
+// Run serves until ctx is cancelled, then shuts down gracefully.
+func (m *Main) Run(ctx context.Context) error {
+	c, log := m.Config, m.Logger
+	uri := c.URI
+	if uri == "" {
+		store, err := m.startEmbedded()
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		uri = store.URI()
+	}
+
+	client, db, err := connect(ctx, uri, c)
+	if err != nil {
+		return fmt.Errorf("cannot open database: %w", err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		client.Disconnect(dctx)
+	}()
+	go func() {
+		// Not fatal: a gateway may start before its MongoDB, and /readyz
+		// tells load balancers when it can serve.
+		pctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout)
+		defer cancel()
+		if err := client.Ping(pctx, nil); err != nil && ctx.Err() == nil {
+			log.Warn("MongoDB does not answer yet; /readyz reports 503 until it does", "error", err)
+		}
+	}()
+
+	gw, err := gateway.New(gateway.Config{
+		DB:                buckets.NewDB(db),
+		Logger:            log,
+		MaxUploadSize:     c.MaxUploadSize,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		ShutdownTimeout:   c.ShutdownTimeout,
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create gateway: %w", err)
+	}
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s (%s): %w", c.Listen, config.KeyListen, err)
+	}
+	log.Info("gridfsd is serving", "http", "http://"+ln.Addr().String()+"/", "database", db.Name(),
+		"max_upload_size", c.MaxUploadSize)
+	if err := gw.Serve(ctx, ln); err != nil {
+		return err
+	}
+	log.Info("gridfsd stopped")
+	return nil
+}
+
+// startEmbedded starts the embedded store and says what it is.
+func (m *Main) startEmbedded() (*embedded.Store, error) {
+	c := m.Config
+	// FerretDB would not notice a MongoDB already on the port, and gridfsd
+	// would quietly use that one; fail clearly instead.
+	l, err := net.Listen("tcp", c.EmbeddedListen)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the embedded store on %s (%s): %w; "+
+			"if a MongoDB runs there, use it with --uri mongodb://%s", c.EmbeddedListen, config.KeyEmbeddedListen, err, c.EmbeddedListen)
+	}
+	l.Close()
+	store, err := embedded.Start(embedded.Config{
+		DataDir: c.DataDir,
+		Listen:  c.EmbeddedListen,
+		Logger:  embeddedLogger(m.Logger, c.LogLevel),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the embedded store: %w", err)
+	}
+	m.Logger.Warn("no --uri given: using the embedded store, a single-node FerretDB on SQLite for trying gridfsd and for small data; "+
+		"for production, point gridfsd at MongoDB with --uri (replica set or sharded cluster)",
+		"data_dir", c.DataDir, "mongodb_uri", store.URI())
+	return store, nil
+}
+
+// newLogger builds the process's logger from log-level and log-format,
+// which config.Load has checked.
+func newLogger(w io.Writer, c config.Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: logLevel(c.LogLevel)}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func logLevel(s string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// embeddedLogger passes on FerretDB's warnings and errors; its info lines
+// (every connection) only at debug level.
+func embeddedLogger(log *slog.Logger, level string) *slog.Logger {
+	min := max(logLevel(level), slog.LevelWarn)
+	if logLevel(level) == slog.LevelDebug {
+		min = slog.LevelDebug
+	}
+	return slog.New(minLevel{log.Handler(), min}).With("component", "embedded-store")
+}
+
+// minLevel raises the level below which a handler drops records.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
