@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // EnvChromium overrides where the tests look for the browser.
@@ -53,13 +55,14 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.mu.Unlock()
 }
 
-// count returns how many requests for paths starting with prefix got status.
+// count returns how many requests for paths starting with prefix got
+// status (any status for 0) and were done.
 func (rec *recorder) count(prefix string, status int) int {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	n := 0
 	for _, h := range rec.hits {
-		if strings.HasPrefix(h.path, prefix) && h.status == status {
+		if strings.HasPrefix(h.path, prefix) && (status == 0 || h.status == status) {
 			n++
 		}
 	}
@@ -101,6 +104,45 @@ func (w *statusWriter) Flush() {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// holdUpload lets the first bytes of the upload to path through, then holds
+// the rest of the body until release is closed: the test cancels that
+// upload in the browser while the gateway has part of it stored.
+type holdUpload struct {
+	next    http.Handler
+	path    string
+	after   int64
+	held    chan struct{} // closed once the first bytes went through
+	release chan struct{}
+}
+
+func (h *holdUpload) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPut && r.URL.Path == h.path {
+		r.Body = &heldBody{ReadCloser: r.Body, h: h}
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+type heldBody struct {
+	io.ReadCloser
+	h    *holdUpload
+	n    int64
+	once sync.Once
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	if b.n >= b.h.after {
+		b.once.Do(func() { close(b.h.held) })
+		<-b.h.release
+		return b.ReadCloser.Read(p)
+	}
+	if left := b.h.after - b.n; int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
+}
 
 // console collects what the page wrote to its console that counts as an
 // error: uncaught exceptions, console.error calls and error entries of the
@@ -241,7 +283,15 @@ func TestBrowserUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{next: srv.Handler()}
+	hold := &holdUpload{next: srv.Handler(), path: "/b/uploads/big.bin", after: 3 << 20, held: make(chan struct{}), release: make(chan struct{})}
+	defer func() {
+		select {
+		case <-hold.release:
+		default:
+			close(hold.release)
+		}
+	}()
+	rec := &recorder{next: hold}
 	ts := httptest.NewServer(rec)
 	defer ts.Close()
 
@@ -311,6 +361,7 @@ func TestBrowserUI(t *testing.T) {
 			t.Errorf("%s stored with chunk size %d, want the bucket's 1024", f.Filename, f.ChunkSize)
 		}
 	}
+	do(t, ctx, "let the status messages fade", gone(".toast"))
 	if err := screenshot(ctx); err != nil {
 		t.Errorf("screenshot: %v", err)
 	}
@@ -335,6 +386,10 @@ func TestBrowserUI(t *testing.T) {
 
 	// Play the clip, seek to the middle.
 	do(t, ctx, "open the video", chromedp.Click(chromedp.CSS(`tr[data-filename="clip.webm"] a`)), visible("video#player"))
+	// A new view moves focus to its heading, as a page load would.
+	if focused := eval[string](t, ctx, "focused element", `document.activeElement.tagName + ":" + document.activeElement.textContent`); focused != "H1:clip.webm" {
+		t.Errorf("after opening a file, focus is on %q, want its heading", focused)
+	}
 	before := rec.count("/id/media/", http.StatusPartialContent)
 	type playback struct {
 		Duration    float64 `json:"duration"`
@@ -413,6 +468,45 @@ func TestBrowserUI(t *testing.T) {
 		t.Errorf("after delete, opening docs/notes.txt gives %v, want ErrFileNotFound", err)
 	}
 
+	// Cancel an upload half way: the browser aborts the PUT and the
+	// gateway removes the chunks it had stored. The file is larger than
+	// what socket buffers hold, so the browser is still sending.
+	big := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := db.Create(context.Background(), "uploads", buckets.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "start a large upload",
+		goTo("#/b/uploads"),
+		visible("#upload-files"),
+		chromedp.SetUploadFiles(chromedp.CSS("#upload-files"), []string{big}),
+		visible(`.uploads li[data-state="uploading"][data-name="big.bin"]`),
+	)
+	select {
+	case <-hold.held:
+	case <-time.After(time.Minute):
+		t.Fatalf("the gateway never received the first bytes of big.bin; requests:\n%s", rec)
+	}
+	waitFor(t, "chunks of big.bin in the store", func() bool { return countChunks(t, uploads) > 0 })
+	do(t, ctx, "cancel it",
+		chromedp.Click(chromedp.CSS(`.uploads li[data-name="big.bin"] button`)),
+		visible(`.uploads li[data-state="cancelled"][data-name="big.bin"]`),
+	)
+	close(hold.release)
+	waitFor(t, "the gateway to finish the cancelled upload", func() bool { return rec.count("/b/uploads/big.bin", 0) > 0 })
+	if _, err := uploads.FindByName(context.Background(), "big.bin", -1); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Errorf("after cancelling, big.bin gives %v, want ErrFileNotFound", err)
+	}
+	if n := countChunks(t, uploads); n != 0 {
+		t.Errorf("%d chunks left behind by the cancelled upload", n)
+	}
+
 	// The gateway's JSON error reaches the user.
 	do(t, ctx, "bad bucket name",
 		goTo("#/"),
@@ -450,6 +544,28 @@ func TestBrowserUI(t *testing.T) {
 	}); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+}
+
+// waitFor polls cond until it holds, for things the browser does not show:
+// the state of the store and of the gateway's handlers.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func countChunks(t *testing.T, b *buckets.Bucket) int64 {
+	t.Helper()
+	n, err := b.ChunksCollection().CountDocuments(context.Background(), bson.D{})
+	if err != nil {
+		t.Fatalf("count chunks: %v", err)
+	}
+	return n
 }
 
 // screenshot saves the current view for docs/ui.md.
