@@ -1,22 +1,40 @@
 // Package ui is gridfsd's browser application: static HTML, CSS and
 // JavaScript embedded in the binary, talking to the gateway's JSON API.
+// Every request the application makes goes through static/api.js.
 package ui
 
 import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"net/url"
 )
 
 //go:embed static
 var static embed.FS
 
 // Handler serves the application; mount it under /ui/ with the prefix
-// stripped.
+// stripped. The mount point without its slash (/ui) is redirected to /ui/,
+// since the page's relative links would otherwise resolve against /.
 func Handler() http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embedded tree always has static/
 	}
-	return http.FileServerFS(sub)
+	files := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" {
+			// StripPrefix left nothing: the original request named the
+			// mount point itself, which RequestURI still holds.
+			u, err := url.ParseRequestURI(r.RequestURI)
+			if err != nil || u.Path == "" {
+				http.NotFound(w, r)
+				return
+			}
+			u.Path += "/"
+			http.Redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

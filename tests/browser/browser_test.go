@@ -507,6 +507,20 @@ func TestBrowserUI(t *testing.T) {
 		t.Errorf("%d chunks left behind by the cancelled upload", n)
 	}
 
+	// Drag and drop: the drop zone takes files as the picker does.
+	do(t, ctx, "drop a file",
+		chromedp.Evaluate[chromedp.Void](`(() => {
+			const dt = new DataTransfer();
+			dt.items.add(new File(["dropped in\n"], "dropped.txt", { type: "text/plain" }));
+			document.querySelector(".dropzone").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		})()`),
+		visible(`.uploads li[data-state="done"][data-name="dropped.txt"]`),
+		visible(`tr[data-filename="dropped.txt"]`),
+	)
+	if f, err := uploads.FindByName(context.Background(), "dropped.txt", -1); err != nil || f.Length != int64(len("dropped in\n")) || f.MediaType() != "text/plain" {
+		t.Errorf("dropped.txt in the store: %+v, %v; want %d bytes of text/plain", f, err, len("dropped in\n"))
+	}
+
 	// The gateway's JSON error reaches the user.
 	do(t, ctx, "bad bucket name",
 		goTo("#/"),
