@@ -205,9 +205,10 @@ func (t *target) args(extra int) cobra.PositionalArgs {
 	}
 }
 
-// localPathFor is where get writes f when --local is not given: its name,
-// as mongofiles does, but never outside the current directory, since the
-// name comes from whoever wrote the bucket.
+// localPathFor is where get_id and get_regex write a file when --local is
+// not given: its name, as mongofiles does, but never outside the current
+// directory, since the name comes from whoever wrote the bucket rather
+// than from the command line.
 func localPathFor(name string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if name == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {

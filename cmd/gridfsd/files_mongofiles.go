@@ -220,7 +220,19 @@ func (a *app) getCommand() *cobra.Command {
 				}
 				files = append(files, f)
 			}
-			return s.getAll(files, o.local)
+			for i, f := range files {
+				// The name typed is the local path, as with mongofiles:
+				// the user chose it, unlike the names get_id and
+				// get_regex find.
+				local := o.local
+				if local == "" {
+					local = args[i]
+				}
+				if err := s.get(f, local); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	o.flags(cmd)
@@ -291,7 +303,12 @@ func (a *app) getRegexCommand() *cobra.Command {
 			if len(files) > 1 && o.local != "" {
 				return errors.New("cannot get multiple files with --local specified")
 			}
-			return s.getAll(files, o.local)
+			for _, f := range files {
+				if err := s.get(f, o.local); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	o.flags(cmd)
@@ -313,16 +330,8 @@ func withRegexOptions(regex, opts string) (string, error) {
 	return "(?" + opts + ")" + regex, nil
 }
 
-func (s *session) getAll(files []*buckets.File, local string) error {
-	for _, f := range files {
-		if err := s.get(f, local); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// get writes f to local, or to a path from its name when local is empty.
+// get writes f to local, or, when local is empty, to a path from its
+// name, which the store chose (see localPathFor).
 func (s *session) get(f *buckets.File, local string) error {
 	path := local
 	if path == "" {

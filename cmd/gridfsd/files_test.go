@@ -435,7 +435,7 @@ func TestGetWritesTheNewestRevision(t *testing.T) {
 	}
 }
 
-func TestGetRefusesNamesOutsideTheDirectory(t *testing.T) {
+func TestStoredNamesStayInTheDirectory(t *testing.T) {
 	e := newEnv(t)
 	// Another tool may store any name; gridfsd itself refuses to.
 	_, err := e.bucket("fs").FilesCollection().InsertOne(context.Background(), bson.D{
@@ -445,15 +445,24 @@ func TestGetRefusesNamesOutsideTheDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg := e.fails("get", "../escape"); !strings.Contains(msg, "outside the current directory") {
-		t.Errorf("get ../escape: %s", msg)
+	for _, args := range [][]string{{"get_id", "evil"}, {"get_regex", "escape"}} {
+		if msg := e.fails(args...); !strings.Contains(msg, "outside the current directory") {
+			t.Errorf("%s: %s", args, msg)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "..", "escape")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("get wrote outside the directory: %v", err)
 	}
-	e.ok("get", "../escape", "-l", "inside")
+	e.ok("get_id", "evil", "-l", "inside")
 	if got := e.readLocal("inside"); got != "" {
 		t.Errorf("inside holds %q", got)
+	}
+	// get takes the path the user typed, as mongofiles does.
+	os.Mkdir("sub", 0o755)
+	t.Chdir("sub")
+	e.ok("get", "../escape")
+	if got := e.readLocal("escape"); got != "" {
+		t.Errorf("escape holds %q", got)
 	}
 }
 
