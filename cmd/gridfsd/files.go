@@ -219,7 +219,9 @@ func localPathFor(name string) (string, error) {
 
 // writeLocal writes r to path through a temporary file in the same
 // directory that replaces path only once complete, so a failed download
-// leaves no partial file and keeps what path held. "-" is w.
+// leaves no partial file and keeps what path held. "-" is w. A path that
+// is a device or a pipe (/dev/null, a FIFO) is written to directly, and a
+// symbolic link is written through, as a plain create would.
 func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 	if path == "-" {
 		if _, err := io.Copy(w, r); err != nil {
@@ -227,7 +229,26 @@ func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 		}
 		return nil
 	}
-	tmp, err := createTemp(path)
+	target := path
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		target = p
+	}
+	st, statErr := os.Stat(target)
+	if statErr == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return fmt.Errorf("error while opening local file '%s': %w", path, err)
+		}
+		_, err = io.Copy(f, r)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
+		}
+		return nil
+	}
+	tmp, err := createTemp(target)
 	if err != nil {
 		return fmt.Errorf("error while opening local file '%s': %w", path, err)
 	}
@@ -237,13 +258,19 @@ func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if statErr == nil && st.Mode().IsRegular() {
+		// Replacing a file keeps its permissions, as writing into it would.
+		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+			return fmt.Errorf("error while opening local file '%s': %w", path, err)
+		}
+	}
 	if _, err := io.Copy(tmp, r); err != nil {
 		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
 	}
 	return nil

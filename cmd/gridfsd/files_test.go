@@ -607,3 +607,46 @@ func TestRedactURI(t *testing.T) {
 		}
 	}
 }
+
+func TestGetIntoSpecialLocalFiles(t *testing.T) {
+	e := newEnv(t)
+	e.upload("fs", "f", "new content", buckets.UploadOptions{})
+	// A device is written to, not replaced.
+	e.ok("get", "f", "-l", os.DevNull)
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s after get: %v, %v", os.DevNull, st, err)
+	}
+	// A symbolic link is written through; an existing file keeps its mode.
+	e.writeLocal("real", "old")
+	os.Chmod("real", 0o640)
+	if err := os.Symlink("real", "link"); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("get", "f", "-l", "link")
+	if got := e.readLocal("real"); got != "new content" {
+		t.Errorf("real holds %q", got)
+	}
+	if st, err := os.Lstat("link"); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link is no longer a symbolic link: %v, %v", st, err)
+	}
+	if st, _ := os.Stat("real"); st.Mode().Perm() != 0o640 {
+		t.Errorf("real has mode %v, want 0640", st.Mode().Perm())
+	}
+	// A failed download leaves the old file and no temporary file.
+	e.writeLocal("kept", "old")
+	if _, err := e.bucket("fs").ChunksCollection().DeleteMany(context.Background(), bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := e.fails("get", "f", "-l", "kept"); !strings.Contains(msg, "chunk is missing") {
+		t.Errorf("get of a file without chunks: %s", msg)
+	}
+	if got := e.readLocal("kept"); got != "old" {
+		t.Errorf("kept holds %q after a failed get", got)
+	}
+	entries, _ := os.ReadDir(e.dir)
+	for _, de := range entries {
+		if strings.HasSuffix(de.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", de.Name())
+		}
+	}
+}
