@@ -174,7 +174,7 @@ func (b *bench) print(w io.Writer) {
 			g = ""
 		}
 		group = r.Group
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%s\t%s\n", g, r.Name, r.Median, r.Min, r.Max, r.Unit, r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%s\t  %s\n", g, r.Name, r.Median, r.Min, r.Max, r.Unit, r.Note)
 	}
 	tw.Flush()
 }
