@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -39,9 +40,10 @@ type Reader struct {
 	stream *stream
 	closed bool
 
-	// Fetched counts the chunk bytes received from the store, for metrics
-	// and tests of the read path's cost.
-	fetched int64
+	// fetched counts the chunk bytes received from the store, by Read's
+	// read-ahead and by ReadAt, for metrics and tests of the read path's
+	// cost. Atomic: the read-ahead goroutine and ReadAt calls add to it.
+	fetched atomic.Int64
 }
 
 var (
@@ -70,8 +72,8 @@ func NewReader(ctx context.Context, chunks *mongo.Collection, file File) (*Reade
 func (r *Reader) Size() int64 { return r.file.Length }
 
 // Fetched is the number of chunk bytes this reader has received from the
-// store so far, read-ahead included.
-func (r *Reader) Fetched() int64 { return r.fetched }
+// store so far, read-ahead and ReadAt included.
+func (r *Reader) Fetched() int64 { return r.fetched.Load() }
 
 // Read reads from the current offset. It returns an error wrapping
 // ErrChunkMissing or ErrChunkSize when the stored chunks do not match the
@@ -165,9 +167,11 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			return n, err
 		}
+		r.fetched.Add(int64(len(data)))
 		lo := max(off-k*cs, 0)
 		hi := min(end-k*cs, int64(len(data)))
 		n += copy(p[n:], data[lo:hi])
+		putBuffer(data)
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -189,7 +193,7 @@ func (r *Reader) Close() error {
 
 func (r *Reader) stopStream() {
 	if r.stream != nil {
-		r.fetched += r.stream.stop()
+		r.stream.stop()
 		r.stream = nil
 	}
 }
@@ -241,12 +245,11 @@ func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, 
 // stream delivers chunks next, next+1, ... of a file from one cursor, read
 // ahead by a goroutine so that the store's latency overlaps the client's.
 type stream struct {
-	ctx     context.Context
-	next    int64 // the chunk take returns next
-	chunks  chan streamed
-	cancel  context.CancelFunc
-	done    chan struct{}
-	fetched int64 // written by the goroutine; read after done
+	ctx    context.Context
+	next   int64 // the chunk take returns next
+	chunks chan streamed
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 type streamed struct {
@@ -277,7 +280,7 @@ func (r *Reader) openStream(first int64) *stream {
 			}
 			data, err := r.next(ctx, cur, k)
 			if err == nil {
-				s.fetched += int64(len(data))
+				r.fetched.Add(int64(len(data)))
 			}
 			if !s.send(ctx, streamed{data: data, err: err}) || err != nil {
 				putBuffer(data)
@@ -312,12 +315,11 @@ func (s *stream) take() ([]byte, error) {
 	return c.data, nil
 }
 
-// stop ends the goroutine and returns how many bytes it fetched.
-func (s *stream) stop() int64 {
+// stop ends the goroutine.
+func (s *stream) stop() {
 	s.cancel()
 	for c := range s.chunks {
 		putBuffer(c.data)
 	}
 	<-s.done
-	return s.fetched
 }

@@ -1,0 +1,195 @@
+package chunker_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+func countChunks(t *testing.T, chunks *mongo.Collection, id any) int64 {
+	t.Helper()
+	n, err := chunks.CountDocuments(context.Background(), bson.D{{Key: "files_id", Value: id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// small makes a writer insert a batch every 3 chunks of 100 bytes, so that
+// a few hundred bytes already mean several inserts.
+var small = chunker.WriterOptions{ChunkSize: 100, BatchBytes: 300}
+
+func TestWriterLengthAndSum(t *testing.T) {
+	chunks := mustChunks(t)
+	data := randomBytes(1, 1234)
+	w, err := chunker.NewWriter(context.Background(), chunks, "f", small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mixed Write and ReadFrom calls make one file.
+	if _, err := w.Write(data[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(data[10:700])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data[700:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); w.Length() != int64(len(data)) || !bytes.Equal(w.Sum(), sum[:]) {
+		t.Errorf("Length %d, Sum %x; want %d, %x", w.Length(), w.Sum(), len(data), sum)
+	}
+	if n := countChunks(t, chunks, "f"); n != 13 {
+		t.Errorf("%d chunks, want 13", n)
+	}
+	got, err := io.ReadAll(mustReader(t, chunks, chunker.File{ID: "f", Length: int64(len(data)), ChunkSize: 100}))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("read back %d bytes, %v", len(got), err)
+	}
+	if _, err := w.Write([]byte("x")); !errors.Is(err, chunker.ErrClosed) {
+		t.Errorf("Write after Close: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, chunker.ErrClosed) {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestWriterAbortRemovesChunks(t *testing.T) {
+	chunks := mustChunks(t)
+	mustWrite(t, chunks, "other", randomBytes(2, 250), 100)
+	w, err := chunker.NewWriter(context.Background(), chunks, "f", small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(randomBytes(3, 1050)); err != nil {
+		t.Fatal(err)
+	}
+	if n := countChunks(t, chunks, "f"); n == 0 {
+		t.Fatal("no chunk written before Abort; the test would prove nothing")
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if n := countChunks(t, chunks, "f"); n != 0 {
+		t.Errorf("%d chunks left after Abort", n)
+	}
+	if n := countChunks(t, chunks, "other"); n != 3 {
+		t.Errorf("Abort touched another file: %d of its 3 chunks left", n)
+	}
+	if _, err := w.Write([]byte("x")); err == nil {
+		t.Error("Write after Abort succeeded")
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close after Abort succeeded")
+	}
+}
+
+// cancelAfter is a source that cancels the upload's context once it has
+// handed out limit bytes, and keeps producing.
+type cancelAfter struct {
+	r      io.Reader
+	limit  int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	if c.limit <= 0 {
+		c.cancel()
+	}
+	p = p[:min(len(p), 50)]
+	n, err := c.r.Read(p)
+	c.limit -= n
+	return n, err
+}
+
+func TestWriterCancelLeavesNoChunk(t *testing.T) {
+	t.Run("Write", func(t *testing.T) {
+		chunks := mustChunks(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w, err := chunker.NewWriter(ctx, chunks, "f", small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := randomBytes(4, 2000)
+		for i := 0; i < 10; i++ {
+			if _, err := w.Write(data[i*50 : (i+1)*50]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+		if _, err := w.Write(data[500:]); !errors.Is(err, context.Canceled) {
+			t.Errorf("Write after cancel: %v, want context.Canceled", err)
+		}
+		if err := w.Close(); err == nil {
+			t.Error("Close after cancel succeeded")
+		}
+		if n := countChunks(t, chunks, "f"); n != 0 {
+			t.Errorf("%d chunks left after cancel", n)
+		}
+	})
+	t.Run("ReadFrom", func(t *testing.T) {
+		chunks := mustChunks(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w, err := chunker.NewWriter(ctx, chunks, "f", small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &cancelAfter{r: bytes.NewReader(randomBytes(5, 5000)), limit: 1400, cancel: cancel}
+		if _, err := w.ReadFrom(src); !errors.Is(err, context.Canceled) {
+			t.Errorf("ReadFrom: %v, want context.Canceled", err)
+		}
+		if n := countChunks(t, chunks, "f"); n != 0 {
+			t.Errorf("%d chunks left after cancel", n)
+		}
+	})
+}
+
+func TestWriterRejectsBadChunkSizes(t *testing.T) {
+	chunks := mustChunks(t)
+	for _, cs := range []int{-1, -261120, chunker.MaxChunkSize + 1, 1 << 30} {
+		if _, err := chunker.NewWriter(context.Background(), chunks, "f", chunker.WriterOptions{ChunkSize: cs}); !errors.Is(err, chunker.ErrInvalidChunkSize) {
+			t.Errorf("chunk size %d: %v, want ErrInvalidChunkSize", cs, err)
+		}
+	}
+	for _, cs := range []int64{0, -1, chunker.MaxChunkSize + 1} {
+		if err := chunker.CheckChunkSize(cs); !errors.Is(err, chunker.ErrInvalidChunkSize) {
+			t.Errorf("CheckChunkSize(%d) = %v", cs, err)
+		}
+	}
+	for _, cs := range []int64{1, chunker.DefaultChunkSize, chunker.MaxChunkSize} {
+		if err := chunker.CheckChunkSize(cs); err != nil {
+			t.Errorf("CheckChunkSize(%d) = %v", cs, err)
+		}
+	}
+	w, err := chunker.NewWriter(context.Background(), chunks, "g", chunker.WriterOptions{})
+	if err != nil || w.ChunkSize() != chunker.DefaultChunkSize {
+		t.Errorf("zero options: chunk size %v, %v; want the default", w, err)
+	}
+	if n := countChunks(t, chunks, "f"); n != 0 {
+		t.Errorf("rejected writers wrote %d chunks", n)
+	}
+}
+
+// TestWriterMaxChunkSize stores one chunk of the largest allowed size: its
+// document must fit MongoDB's 16 MiB limit.
+func TestWriterMaxChunkSize(t *testing.T) {
+	chunks := mustChunks(t)
+	data := randomBytes(6, chunker.MaxChunkSize)
+	f := mustWrite(t, chunks, bson.D{{Key: "a", Value: "compound id"}}, data, chunker.MaxChunkSize)
+	got, err := io.ReadAll(mustReader(t, chunks, f))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, %v", len(got), err)
+	}
+}
