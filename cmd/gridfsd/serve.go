@@ -168,10 +168,11 @@ func logLevel(s string) slog.Level {
 	return l
 }
 
-// embeddedLogger passes on FerretDB's warnings and errors; its info lines
-// (every connection) only at debug level.
+// embeddedLogger passes on FerretDB's errors only, except at debug level:
+// it logs every command a client gets wrong (such as the drivers' routine
+// endSessions) as a multi-line warning.
 func embeddedLogger(log *slog.Logger, level string) *slog.Logger {
-	min := max(logLevel(level), slog.LevelWarn)
+	min := max(logLevel(level), slog.LevelError)
 	if logLevel(level) == slog.LevelDebug {
 		min = slog.LevelDebug
 	}
