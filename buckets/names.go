@@ -44,8 +44,9 @@ func CheckBucketName(name string) error {
 
 // CheckFilename reports whether gridfsd may write a file under name:
 // non-empty, valid UTF-8, at most MaxFilenameBytes, no NUL or other control
-// character, and no "." or ".." path segment (names often become local
-// paths in other tools). Names written by other tools are read as they are.
+// character, and no ".." path segment (names often become local paths in
+// other tools, and ".." would climb out of the directory they are written
+// to). Names written by other tools are read as they are.
 func CheckFilename(name string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("%w %q: %s", ErrInvalidFilename, truncate(name, 64), why)
@@ -64,8 +65,8 @@ func CheckFilename(name string) error {
 		}
 	}
 	for _, seg := range strings.Split(name, "/") {
-		if seg == "." || seg == ".." {
-			return bad(`"." and ".." segments are not allowed`)
+		if seg == ".." {
+			return bad(`".." segments are not allowed`)
 		}
 	}
 	return nil

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/spf13/cobra"
+)
+
+// newSignCommand prints a signed URL, so that a browser can play or upload
+// one file without a token.
+func (a *app) newSignCommand() *cobra.Command {
+	var expires time.Duration
+	var base string
+	cmd := &cobra.Command{
+		Use:   "sign <METHOD> <path>",
+		Short: "Print a URL that allows METHOD on path until it expires (needs auth.signing_key)",
+		Example: `  gridfsd sign GET /b/media/clip.webm --expires 1h
+  gridfsd sign PUT /b/uploads/report.pdf --expires 15m --base https://files.example.com`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.load()
+			if err != nil {
+				return err
+			}
+			method := strings.ToUpper(args[0])
+			switch method {
+			case "GET", "HEAD", "PUT", "DELETE", "PATCH":
+			default:
+				return fmt.Errorf("method %q is not GET, HEAD, PUT, DELETE or PATCH", args[0])
+			}
+			if expires <= 0 {
+				return fmt.Errorf("--expires must be more than 0")
+			}
+			u, err := url.Parse(args[1])
+			if err != nil || !strings.HasPrefix(u.Path, "/") || u.RawQuery != "" || u.Host != "" {
+				return fmt.Errorf("path %q must be an absolute path such as /b/media/clip.webm, without query", args[1])
+			}
+			authz, err := auth.New(c.Auth)
+			if err != nil {
+				return fmt.Errorf("configuration: %w", err)
+			}
+			q, err := authz.Sign(method, u.Path, time.Now().Add(expires))
+			if err != nil {
+				return err
+			}
+			if base == "" {
+				scheme := "http"
+				if c.TLS.Cert != "" {
+					scheme = "https"
+				}
+				base = scheme + "://" + c.Listen
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s%s?%s\n", strings.TrimSuffix(base, "/"), u.EscapedPath(), q)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&expires, "expires", time.Hour, "how long the URL stays valid")
+	cmd.Flags().StringVar(&base, "base", "", "scheme and host the URL starts with (default: http(s)://<listen>)")
+	return cmd
+}
