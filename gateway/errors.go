@@ -25,6 +25,8 @@ var (
 	// errIncompleteBody means the client sent less than it announced, or
 	// went away mid-upload.
 	errIncompleteBody = errors.New("request body ended early")
+	// errTooLarge is an upload over the gateway's or the bucket's limit.
+	errTooLarge = errors.New("upload too large")
 	// errUnavailable means MongoDB did not answer.
 	errUnavailable = errors.New("store unavailable")
 )
@@ -79,7 +81,7 @@ func classify(err error) (status int, code string) {
 		return http.StatusConflict, "bucket_not_empty"
 	case errors.Is(err, errPrecondition):
 		return http.StatusPreconditionFailed, "precondition_failed"
-	case errors.Is(err, buckets.ErrTooLarge):
+	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large"
 	case errors.As(err, &he):
 		return he.Code, strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))

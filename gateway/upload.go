@@ -43,9 +43,9 @@ func (h *handler) upload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit := h.uploadLimit(b)
+	limit, limitName := h.uploadLimit(b)
 	if limit > 0 && req.ContentLength > limit {
-		return fmt.Errorf("%w: Content-Length %d is more than %d bytes", buckets.ErrTooLarge, req.ContentLength, limit)
+		return fmt.Errorf("%w: Content-Length %d is more than the %s of %d bytes", errTooLarge, req.ContentLength, limitName, limit)
 	}
 	cond := uploadCondition{ifMatch: req.Header.Get("If-Match"), ifNoneMatch: req.Header.Get("If-None-Match")}
 	old, err := cond.check(ctx, b, name)
@@ -59,7 +59,7 @@ func (h *handler) upload(c echo.Context) error {
 		return err
 	}
 	// From here on, every failure must Abort: it removes the chunks written.
-	f, err := h.receive(ctx, up, req.Body, limit, sums, func() error {
+	f, err := h.receive(ctx, up, req.Body, limitReader{left: limit, name: limitName}, sums, func() error {
 		// Checked again just before the commit: another client may have
 		// written the name while this body was streaming.
 		again, err := cond.check(ctx, b, name)
@@ -88,15 +88,16 @@ func (h *handler) upload(c echo.Context) error {
 
 // receive copies body into up, verifies the digests and the precondition,
 // and commits; on any failure it aborts the upload.
-func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit int64, sums digests, precondition func() error) (*buckets.File, error) {
+func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit limitReader, sums digests, precondition func() error) (*buckets.File, error) {
 	body = clientBody{body}
 	var md hash.Hash
 	if sums.md5 != nil {
 		md = md5.New()
 		body = io.TeeReader(body, md)
 	}
-	if limit > 0 {
-		body = &limitReader{r: body, left: limit}
+	if limit.left > 0 {
+		limit.r = body
+		body = &limit
 	}
 	fail := func(err error) (*buckets.File, error) {
 		if aerr := up.Abort(); aerr != nil {
@@ -123,14 +124,14 @@ func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reade
 	return up.Commit()
 }
 
-// uploadLimit is the smaller of the gateway's and the bucket's limits; 0
-// means none.
-func (h *handler) uploadLimit(b *buckets.Bucket) int64 {
-	limit := h.cfg.MaxUploadSize
+// uploadLimit is the smaller of the gateway's and the bucket's limits, and
+// its name for messages; 0 means none.
+func (h *handler) uploadLimit(b *buckets.Bucket) (int64, string) {
+	limit, name := h.cfg.MaxUploadSize, "gateway's max-upload-size"
 	if m := b.Settings().MaxFileSize; m > 0 && (limit == 0 || m < limit) {
-		limit = m
+		limit, name = m, "bucket's maxFileSize"
 	}
-	return limit
+	return limit, name
 }
 
 // uploadOptions reads ?chunkSize=, Content-Type and the metadata headers.
@@ -194,25 +195,35 @@ func (u uploadCondition) check(ctx context.Context, b *buckets.Bucket, name stri
 	return nil, nil
 }
 
-// limitReader fails with ErrTooLarge once more than left bytes arrive.
+// limitReader fails with errTooLarge once more than left bytes arrive;
+// name says whose limit it is.
 type limitReader struct {
 	r    io.Reader
 	left int64
+	name string
+	max  int64
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
+	if l.max == 0 {
+		l.max = l.left
+	}
 	if l.left < 0 {
-		return 0, fmt.Errorf("%w: the body is larger than allowed", buckets.ErrTooLarge)
+		return 0, l.tooLarge()
 	}
 	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1]
+		p = p[:l.left+1] // one byte more tells a full body from an oversized one
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
 	if l.left < 0 {
-		return n, fmt.Errorf("%w: the body is larger than allowed", buckets.ErrTooLarge)
+		return n, l.tooLarge()
 	}
 	return n, err
+}
+
+func (l *limitReader) tooLarge() error {
+	return fmt.Errorf("%w: the body is larger than the %s of %d bytes", errTooLarge, l.name, l.max)
 }
 
 // clientBody marks the failures of reading the request body, a client
