@@ -165,6 +165,7 @@ func TestBuckets(t *testing.T) {
 			`{"name":"plain","settings":{"chunkSize":4},"files":0,"bytes":0}]}` + "\n")},
 		{name: "bad name", method: "PUT", path: "/buckets/a$b", code: 400, errCode: "invalid_bucket_name"},
 		{name: "bad chunk size", method: "PUT", path: "/buckets/x", body: `{"chunkSize": 0}`, code: 400, errCode: "invalid_chunk_size"},
+		{name: "chunk size too large", method: "PUT", path: "/buckets/x", body: `{"chunkSize": 99999999}`, code: 400, errCode: "invalid_chunk_size"},
 		{name: "chunk size not a number", method: "PUT", path: "/buckets/x", body: `{"chunkSize": "8"}`, code: 400, errCode: "bad_request"},
 		{name: "unknown option", method: "PUT", path: "/buckets/x", body: `{"chunksize": 8}`, code: 400, errCode: "bad_request"},
 		{name: "negative max size", method: "PUT", path: "/buckets/x", body: `{"maxFileSize": -1}`, code: 400, errCode: "bad_request"},

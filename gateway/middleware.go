@@ -61,7 +61,11 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if msg, ok := c.Get(ctxClientError).(string); ok {
 			attrs = append(attrs, "error", msg)
 		}
-		log.Info("request", attrs...)
+		level := slog.LevelInfo
+		if res.Status < 400 && (route == "/healthz" || route == "/readyz" || route == "/metrics") {
+			level = slog.LevelDebug // probes and scrapes every few seconds would drown the rest
+		}
+		log.Log(req.Context(), level, "request", attrs...)
 		return nil
 	}
 }
