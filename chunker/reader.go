@@ -13,8 +13,8 @@ import (
 )
 
 // maxReadaheadBytes caps how far a sequential reader fetches ahead of the
-// client: the batch size of the chunk cursor grows 1, 1, 2, 4, ... chunks up
-// to this many bytes, the way the kernel grows its readahead.
+// client. The read-ahead starts at nothing after a seek and grows with what
+// the client has read through the same cursor (see Read).
 const maxReadaheadBytes = 4 << 20
 
 // File is what a Reader needs to know of a files document.
@@ -85,15 +85,25 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if r.pos >= r.file.Length {
 		return 0, io.EOF
 	}
+	// The stream may fetch the chunks this Read needs and, when the Read
+	// continues the stream's, as many more as the client has already read
+	// through it: nothing after a seek, then a window that grows while the
+	// client keeps reading, the way the kernel's readahead does. So a short
+	// range costs only its own chunks.
+	cs := int64(r.file.ChunkSize)
+	limit := (min(r.pos+int64(len(p)), r.file.Length) - 1) / cs
+	if s, k := r.stream, r.pos/cs; s != nil && (s.next == k || r.curN == k) {
+		limit = min(limit+min(s.next-s.first, r.maxAhead()), r.chunkN-1)
+	}
 	n := 0
 	for n < len(p) && r.pos < r.file.Length {
-		k := r.pos / int64(r.file.ChunkSize)
+		k := r.pos / cs
 		if k != r.curN {
-			if err := r.load(k); err != nil {
+			if err := r.load(k, limit); err != nil {
 				return n, err
 			}
 		}
-		off := r.pos - k*int64(r.file.ChunkSize)
+		off := r.pos - k*cs
 		c := copy(p[n:], r.cur[off:])
 		n += c
 		r.pos += int64(c)
@@ -102,12 +112,14 @@ func (r *Reader) Read(p []byte) (int, error) {
 }
 
 // load makes chunk k current, from the open stream when it is positioned
-// there, else from a new stream starting at k.
-func (r *Reader) load(k int64) error {
+// there, else from a new stream starting at k. The stream may fetch up to
+// chunk limit.
+func (r *Reader) load(k, limit int64) error {
 	if r.stream == nil || r.stream.next != k {
 		r.stopStream()
-		r.stream = r.openStream(k)
+		r.stream = r.openStream(k, limit)
 	}
+	r.stream.allow(limit)
 	c, err := r.stream.take()
 	if err != nil {
 		r.stopStream()
@@ -242,14 +254,49 @@ func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, 
 	return c, nil
 }
 
+// maxAhead is the largest read-ahead in chunks.
+func (r *Reader) maxAhead() int64 {
+	return int64(max(maxReadaheadBytes/r.file.ChunkSize, 1))
+}
+
 // stream delivers chunks next, next+1, ... of a file from one cursor, read
 // ahead by a goroutine so that the store's latency overlaps the client's.
 type stream struct {
 	ctx    context.Context
+	first  int64 // the chunk the stream started at
 	next   int64 // the chunk take returns next
 	chunks chan streamed
 	cancel context.CancelFunc
 	done   chan struct{}
+	// limit is the last chunk the goroutine may fetch; the reader raises
+	// it (allow) before it waits for a chunk, and raised wakes the
+	// goroutine waiting for it.
+	limit  atomic.Int64
+	raised chan struct{}
+}
+
+// allow lets the goroutine fetch up to chunk last.
+func (s *stream) allow(last int64) {
+	if last <= s.limit.Load() {
+		return
+	}
+	s.limit.Store(last) // only the reader raises it
+	select {
+	case s.raised <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// wait blocks the goroutine until it may fetch chunk k.
+func (s *stream) wait(k int64) bool {
+	for s.limit.Load() < k {
+		select {
+		case <-s.raised:
+		case <-s.ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 type streamed struct {
@@ -257,26 +304,33 @@ type streamed struct {
 	err  error
 }
 
-func (r *Reader) openStream(first int64) *stream {
+// openStream starts a stream at chunk first whose first batch holds the
+// chunks first..last.
+func (r *Reader) openStream(first, last int64) *stream {
 	ctx, cancel := context.WithCancel(r.ctx)
-	s := &stream{ctx: ctx, next: first, chunks: make(chan streamed, 1), cancel: cancel, done: make(chan struct{})}
+	s := &stream{ctx: ctx, first: first, next: first, chunks: make(chan streamed, 1), cancel: cancel,
+		done: make(chan struct{}), raised: make(chan struct{}, 1)}
+	s.limit.Store(last)
+	// batch is the size of the next batch: up to the limit, at most the
+	// largest read-ahead.
+	batch := func(k int64) int32 { return int32(min(s.limit.Load()-k+1, r.maxAhead())) }
 	go func() {
 		defer close(s.done)
 		defer close(s.chunks)
-		maxBatch := int32(max(maxReadaheadBytes/r.file.ChunkSize, 1))
-		cur, err := r.find(ctx, first, r.chunkN-1, 1)
+		cur, err := r.find(ctx, first, r.chunkN-1, batch(first))
 		if err != nil {
 			s.send(ctx, streamed{err: err})
 			return
 		}
 		defer cur.Close(context.WithoutCancel(ctx))
-		batch := int32(1)
 		for k := first; k < r.chunkN; k++ {
 			if k > first && cur.RemainingBatchLength() == 0 {
-				// The next Next issues a getMore; the client has kept
-				// reading, so fetch more at a time.
-				cur.SetBatchSize(batch)
-				batch = min(batch*2, maxBatch)
+				// The next Next issues a getMore: wait until the client
+				// may want chunk k, then fetch what it allows.
+				if !s.wait(k) {
+					return
+				}
+				cur.SetBatchSize(batch(k))
 			}
 			data, err := r.next(ctx, cur, k)
 			if err == nil {

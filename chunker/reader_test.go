@@ -306,6 +306,25 @@ func TestReaderFetchesOnlyWhatItReads(t *testing.T) {
 			t.Errorf("a 1 KiB read near the end fetched %d bytes, more than 2 chunks (%d)", got, 2*cs)
 		}
 	})
+	t.Run("seek anywhere", func(t *testing.T) {
+		// A short Read after a seek fetches its own chunks and nothing
+		// ahead: read-ahead waits until the client reads on.
+		for _, off := range []int64{0, 10, cs - 512, 37*cs + 100, 50*cs - 500} {
+			r := mustReader(t, chunks, f)
+			if _, err := r.Seek(off, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			p := make([]byte, 1024)
+			if _, err := io.ReadFull(r, p); err != nil || !bytes.Equal(p, data[off:off+1024]) {
+				t.Fatalf("read at %d: %v", off, err)
+			}
+			r.Close()
+			first, last := off/cs, (off+1023)/cs
+			if got, want := r.Fetched(), (last-first+1)*cs; got != want {
+				t.Errorf("a 1 KiB read at %d fetched %d bytes, want %d (chunks %d..%d)", off, got, want, first, last)
+			}
+		}
+	})
 	t.Run("ReadAt anywhere", func(t *testing.T) {
 		for _, off := range []int64{0, cs - 512, 37*cs + 100, 50*cs - 1000, f.Length - 1024} {
 			r := mustReader(t, chunks, f)
