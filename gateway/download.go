@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -64,7 +63,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	if err != nil {
 		return err
 	}
-	content := &body{d: d, metrics: h.metrics, directs: directChunks}
+	content := &body{d: d, metrics: h.metrics}
 	defer func() {
 		d.Close()
 		h.metrics.storeBytes.Add(float64(d.Fetched()))
@@ -128,119 +127,54 @@ func ignoreOtherRangeUnits(req *http.Request) {
 	req.Header.Set("Range", "bytes="+spec)
 }
 
-// body is the content ServeContent reads. The first two chunks read after
-// each seek are fetched with ReadAt, exactly the chunk holding the offset
-// and nothing more; only a client that keeps reading gets the Download's
-// prefetching cursor. So a small range costs at most the two chunks that
-// hold it, while a long read streams with read-ahead, the way the kernel
-// grows its readahead only for sequential readers.
+// body is the content ServeContent reads: the Download itself, whose Read
+// fetches only the chunks a read needs after a seek and grows its
+// read-ahead while the client keeps reading, so a small range costs the
+// chunks that hold it and a full read one cursor. body adds the time reads
+// wait for chunks to the metrics and keeps the first read error for the log.
 type body struct {
 	d       *buckets.Download
 	metrics *metrics
-
-	pos      int64
-	buf      []byte // chunk bufN, fetched directly
-	bufN     int64
-	hasBuf   bool
-	directs  int   // direct fetches left before switching to the stream
-	streamAt int64 // where the Download's own offset is; -1 unknown
-	err      error // the first read failure, for the log
+	pos     int64
+	err     error
 }
-
-// directChunks is how many chunks after a seek are fetched one by one.
-const directChunks = 2
 
 var _ io.ReadSeeker = (*body)(nil)
 
-func (b *body) chunkSize() int64 { return int64(b.d.File.ChunkSize) }
-func (b *body) size() int64      { return b.d.File.Length }
-
 func (b *body) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += b.pos
-	case io.SeekEnd:
-		offset += b.size()
-	default:
-		return 0, errors.New("invalid whence")
+	pos, err := b.d.Seek(offset, whence)
+	if err != nil {
+		return pos, b.fail(err)
 	}
-	if offset < 0 {
-		return 0, errors.New("negative position")
-	}
-	if offset != b.pos {
-		b.directs = directChunks
-	}
-	b.pos = offset
-	return offset, nil
+	b.pos = pos
+	return pos, nil
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	if b.pos >= b.size() {
-		return 0, io.EOF
-	}
-	k := b.pos / b.chunkSize()
-	if !(b.hasBuf && b.bufN == k) && b.directs > 0 {
-		if err := b.fetch(k); err != nil {
-			return 0, b.fail(err)
-		}
-		b.directs--
-	}
-	if b.hasBuf && b.bufN == k {
-		n := copy(p, b.buf[b.pos-k*b.chunkSize():])
-		b.pos += int64(n)
-		return n, nil
-	}
-	if b.streamAt != b.pos {
-		if _, err := b.d.Seek(b.pos, io.SeekStart); err != nil {
-			return 0, b.fail(err)
-		}
-	}
 	start := time.Now()
 	n, err := b.d.Read(p)
-	if n > 0 && (b.pos%b.chunkSize() == 0 || b.pos/b.chunkSize() != (b.pos+int64(n)-1)/b.chunkSize()) {
-		// This read moved into a chunk not yet in memory.
+	if cs := int64(b.d.File.ChunkSize); n > 0 && (b.pos%cs == 0 || b.pos/cs != (b.pos+int64(n)-1)/cs) {
+		// This read entered a chunk that was not in memory yet.
 		b.metrics.chunkFetch.Observe(time.Since(start).Seconds())
 	}
 	b.pos += int64(n)
-	b.streamAt = b.pos
 	if err != nil && err != io.EOF {
-		b.streamAt = -1
 		return n, b.fail(err)
 	}
 	return n, err
 }
 
-// fetch reads chunk k into buf with one query for that chunk alone.
-func (b *body) fetch(k int64) error {
-	cs := b.chunkSize()
-	n := min(cs, b.size()-k*cs)
-	if int64(cap(b.buf)) < n {
-		b.buf = make([]byte, cs)
-	}
-	b.buf = b.buf[:n]
-	b.hasBuf = false
-	start := time.Now()
-	got, err := b.d.ReadAt(b.buf, k*cs)
-	b.metrics.chunkFetch.Observe(time.Since(start).Seconds())
-	if err != nil && !(err == io.EOF && int64(got) == n) {
-		return err
-	}
-	b.bufN, b.hasBuf = k, true
-	return nil
-}
-
-// sniff guesses the content type from the first 512 bytes, as
-// ServeContent would, but through the chunk buffer so that the bytes are
-// fetched once.
+// sniff guesses the content type from the first 512 bytes, as ServeContent
+// would. The chunk it reads stays the reader's current one, so a download
+// from the start does not fetch it twice.
 func (b *body) sniff() string {
-	if b.size() == 0 {
+	size := b.d.File.Length
+	if size == 0 {
 		return "application/octet-stream"
 	}
 	var head [512]byte
-	n, _ := io.ReadFull(b, head[:min(b.size(), int64(len(head)))])
+	n, _ := io.ReadFull(b, head[:min(size, int64(len(head)))])
 	b.Seek(0, io.SeekStart)
-	b.directs = directChunks
 	return http.DetectContentType(head[:n])
 }
 

@@ -289,16 +289,23 @@ func TestRangeReadCost(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
 	content := pattern(400)
 	e.put("/b/fs/cost?chunkSize=16", content, map[string]string{"Content-Type": "application/octet-stream"})
+	long := pattern(2000)
+	e.put("/b/fs/sniffed?chunkSize=512", long, nil)
 	cases := []struct {
+		path string
 		rng  string
 		body string
 		max  float64
 	}{
-		{"bytes=200-202", content[200:203], 16},
-		{"bytes=207-208", content[207:209], 32}, // across the boundary at 208
-		{"bytes=390-", content[390:], 16},
-		{"", content, 400},
-		{"bytes=0-1,300-301", "", 32},
+		{"/b/fs/cost", "bytes=200-202", content[200:203], 16},
+		{"/b/fs/cost", "bytes=207-208", content[207:209], 32}, // across the boundary at 208
+		{"/b/fs/cost", "bytes=390-", content[390:], 16},
+		{"/b/fs/cost", "", content, 400},
+		{"/b/fs/cost", "bytes=0-1,300-301", "", 32},
+		// Sniffing reads the first 512 bytes, here chunk 0, which a
+		// download from the start then reuses.
+		{"/b/fs/sniffed", "", long, 2000},
+		{"/b/fs/sniffed", "bytes=1500-1502", long[1500:1503], 1024},
 	}
 	for _, c := range cases {
 		before := e.metric("gridfsd_store_read_bytes_total")
@@ -306,12 +313,12 @@ func TestRangeReadCost(t *testing.T) {
 		if c.rng != "" {
 			h["Range"] = c.rng
 		}
-		_, body := e.do("GET", "/b/fs/cost", h, "")
+		_, body := e.do("GET", c.path, h, "")
 		if c.body != "" && string(body) != c.body {
 			t.Errorf("%s: body %q", c.rng, body)
 		}
 		if got := e.metric("gridfsd_store_read_bytes_total") - before; got == 0 || got > c.max {
-			t.Errorf("%q: %v bytes from the store, want 1 to %v", c.rng, got, c.max)
+			t.Errorf("%s %q: %v bytes from the store, want 1 to %v", c.path, c.rng, got, c.max)
 		}
 	}
 }
