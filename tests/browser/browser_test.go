@@ -272,9 +272,14 @@ func toast(msg string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//p[@class="toast"][text()=%q]`, msg)))
 }
 
-// goTo changes the application's route without reloading the page.
+// goTo changes the application's route without reloading the page, and
+// returns once the application has handled the change and replaced the old
+// view (its listener was added first, so it runs before this one).
 func goTo(hash string) chromedp.Action[chromedp.Void] {
-	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf("location.hash = %q", hash))
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`new Promise((done) => {
+		addEventListener("hashchange", () => setTimeout(done), { once: true });
+		location.hash = %q;
+	})`, hash), chromedp.EvalAwaitPromise)
 }
 
 func TestBrowserUI(t *testing.T) {

@@ -36,16 +36,19 @@ async function navigate({ focus = true } = {}) {
   }
   main.replaceChildren();
   main.setAttribute("aria-busy", "true");
+  // A view puts its heading in place before it awaits any data, so focus
+  // moves now: moving it once the data is in would snatch it from a field
+  // the user has started typing in. Focus on the new heading tells keyboard
+  // and screen-reader users that the page changed, as a page load would.
+  const rendered = target.view(main, target.params, current.signal);
+  if (focus) main.querySelector("h1")?.focus();
   try {
-    await target.view(main, target.params, current.signal);
+    await rendered;
   } catch (err) {
     showError(err);
   } finally {
     main.removeAttribute("aria-busy");
   }
-  // Moving focus to the new view tells keyboard and screen-reader users
-  // that the page changed, as a full page load would.
-  if (focus) main.querySelector("h1")?.focus({ preventScroll: false });
 }
 
 document.getElementById("skip").addEventListener("click", (e) => {
