@@ -18,12 +18,21 @@ type bucketList struct {
 	Buckets []buckets.BucketInfo `json:"buckets"`
 }
 
-// listBuckets serves GET /buckets: every bucket with its settings, file
-// count and total bytes.
+// listBuckets serves GET /buckets: every bucket the caller may read, with
+// its settings, file count and total bytes.
 func (h *handler) listBuckets(c echo.Context) error {
 	list, err := h.db.List(c.Request().Context())
 	if err != nil {
 		return err
+	}
+	if a := h.cfg.Auth; a != nil && a.Enabled() {
+		readable := list[:0]
+		for _, b := range list {
+			if a.CanRead(c.Request(), b.Name) {
+				readable = append(readable, b)
+			}
+		}
+		list = readable
 	}
 	return c.JSON(http.StatusOK, bucketList{Buckets: list})
 }

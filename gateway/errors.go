@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -29,7 +30,15 @@ var (
 	errTooLarge = errors.New("upload too large")
 	// errUnavailable means MongoDB did not answer.
 	errUnavailable = errors.New("store unavailable")
+	// errBusy means max-concurrent-uploads uploads are running already.
+	errBusy = errors.New("too many uploads in progress")
+	// errTimeout means a non-streaming request ran past request-timeout.
+	errTimeout = errors.New("request timed out")
 )
+
+// retryAfter is the Retry-After, in seconds, of errBusy and store
+// outages: long enough not to hammer, short enough to resume quickly.
+const retryAfter = "2"
 
 // badRequest is an errBadRequest with a reason a client can act on.
 func badRequest(format string, args ...any) error {
@@ -51,6 +60,16 @@ type errorDetail struct {
 func classify(err error) (status int, code string) {
 	var he *echo.HTTPError
 	switch {
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return http.StatusUnauthorized, "unauthenticated"
+	case errors.Is(err, auth.ErrForbidden):
+		return http.StatusForbidden, "forbidden"
+	case errors.Is(err, errSigningDisabled):
+		return http.StatusNotFound, "signing_disabled"
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable, "too_many_uploads"
+	case errors.Is(err, errTimeout):
+		return http.StatusServiceUnavailable, "timeout"
 	case errors.Is(err, buckets.ErrInvalidBucketName):
 		return http.StatusBadRequest, "invalid_bucket_name"
 	case errors.Is(err, buckets.ErrInvalidFilename):
@@ -121,7 +140,14 @@ func writeError(c echo.Context, err error) {
 	log := requestLogger(c)
 	rid := c.Response().Header().Get(echo.HeaderXRequestID)
 	switch {
+	case status == http.StatusUnauthorized:
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="gridfsd"`)
+		c.Set(ctxClientError, msg)
+	case code == "too_many_uploads" || code == "timeout":
+		c.Response().Header().Set("Retry-After", retryAfter)
+		c.Set(ctxClientError, msg)
 	case status == http.StatusServiceUnavailable:
+		c.Response().Header().Set("Retry-After", retryAfter)
 		log.Warn("store unavailable", "error", err)
 		msg = "the store is unavailable; try again later (request " + rid + ")"
 	case status >= 500:

@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +31,12 @@ const (
 	// DefaultMaxMetadataHeader keeps X-Gridfs-Metadata in responses under
 	// the header buffers of common proxies (nginx: 4 KiB or 8 KiB in total).
 	DefaultMaxMetadataHeader = 2048
+	// DefaultMaxHeaderBytes bounds a request's header block; past it the
+	// standard library answers 431.
+	DefaultMaxHeaderBytes = 64 << 10
+	// DefaultSweepGrace leaves orphaned chunks younger than this alone:
+	// they may belong to an upload still streaming.
+	DefaultSweepGrace = buckets.DefaultGrace
 )
 
 // Config is what a Server needs. Only DB is required.
@@ -55,6 +63,27 @@ type Config struct {
 	// repeat in X-Gridfs-Metadata; larger metadata is left out (the JSON
 	// listing and the upload response always carry it).
 	MaxMetadataHeader int
+
+	// Auth checks every bucket route (see routeAccess); nil or a
+	// disabled Authorizer lets everything through.
+	Auth *auth.Authorizer
+	// TLSCertFile and TLSKeyFile, both or neither, make Serve speak HTTPS.
+	TLSCertFile, TLSKeyFile string
+	// CORSOrigins are the origins browsers may call the gateway from
+	// ("*" for any); empty sends no CORS headers.
+	CORSOrigins []string
+	// MaxConcurrentUploads bounds the uploads running at once; past it an
+	// upload gets 503 with Retry-After. 0 means no limit.
+	MaxConcurrentUploads int
+	// MaxHeaderBytes bounds the request line and headers.
+	MaxHeaderBytes int
+	// RequestTimeout bounds every request but upload and download bodies,
+	// which take as long as they take; 0 means none.
+	RequestTimeout time.Duration
+	// SweepInterval, when positive, makes Serve remove orphaned chunks
+	// older than SweepGrace from every bucket at that interval.
+	SweepInterval time.Duration
+	SweepGrace    time.Duration
 }
 
 func (c *Config) validate() error {
@@ -82,6 +111,21 @@ func (c *Config) validate() error {
 	if c.MaxMetadataHeader <= 0 {
 		c.MaxMetadataHeader = DefaultMaxMetadataHeader
 	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.MaxConcurrentUploads < 0 {
+		return fmt.Errorf("gateway: max concurrent uploads %d is negative", c.MaxConcurrentUploads)
+	}
+	if c.RequestTimeout < 0 || c.SweepInterval < 0 || c.SweepGrace < 0 {
+		return errors.New("gateway: request timeout, sweep interval and sweep grace may not be negative")
+	}
+	if c.SweepGrace == 0 {
+		c.SweepGrace = DefaultSweepGrace
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return errors.New("gateway: set both TLS certificate and key, or neither")
+	}
 	return nil
 }
 
@@ -96,6 +140,10 @@ type Server struct {
 	base       context.Context
 	cancelBase context.CancelFunc
 	inflight   sync.WaitGroup
+	// uploads holds a token per running upload when MaxConcurrentUploads
+	// is set.
+	uploads chan struct{}
+	tls     *tls.Config
 }
 
 // New builds a Server from cfg.
@@ -110,6 +158,19 @@ func New(cfg Config) (*Server, error) {
 		base:       base,
 		cancelBase: cancel,
 	}
+	if cfg.MaxConcurrentUploads > 0 {
+		s.uploads = make(chan struct{}, cfg.MaxConcurrentUploads)
+	}
+	if cfg.TLSCertFile != "" {
+		// Loaded here so that a bad certificate fails at start, not at
+		// the first handshake.
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("gateway: load TLS certificate: %w", err)
+		}
+		s.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	h := &handler{db: cfg.DB, cfg: cfg, metrics: s.metrics}
 	s.echo = newRouter(s, h)
 	return s, nil
@@ -123,6 +184,21 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // serves it.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
 
+// warnIfOpen logs loudly when the gateway listens beyond loopback with no
+// access control: anyone who can reach the port can read and delete every
+// file.
+func (s *Server) warnIfOpen(ln net.Listener) {
+	if s.cfg.Auth != nil && s.cfg.Auth.Enabled() {
+		return
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return
+	}
+	s.cfg.Logger.Warn("ACCESS CONTROL IS OFF and the gateway listens beyond loopback: anyone who reaches "+
+		ln.Addr().String()+" can read, overwrite and delete every file; configure auth.tokens (see docs/SECURITY.md)",
+		"listen", ln.Addr().String())
+}
+
 // Serve answers HTTP requests on ln until ctx is cancelled, then shuts down
 // gracefully: it stops accepting connections, lets in-flight requests run
 // for up to ShutdownTimeout, then cuts the rest, whose uploads abort and
@@ -132,11 +208,30 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s.echo,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
+		TLSConfig:         s.tls,
 		BaseContext:       func(net.Listener) context.Context { return s.base },
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelDebug),
 	}
+	s.warnIfOpen(ln)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if s.tls != nil {
+			served <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
+	sweepDone := make(chan struct{})
+	sctx, stopSweep := context.WithCancel(ctx)
+	go func() {
+		defer close(sweepDone)
+		s.runSweeper(sctx)
+	}()
+	defer func() {
+		stopSweep()
+		<-sweepDone
+	}()
 
 	select {
 	case err := <-served:

@@ -19,6 +19,8 @@ type metrics struct {
 	rangeRequests *prometheus.CounterVec // 206 replies, single or multi
 	chunkFetch    prometheus.Histogram   // seconds a read waited for chunks
 	storeBytes    prometheus.Counter     // chunk bytes received from the store
+	sweptChunks   prometheus.Counter     // orphaned chunks the sweeper removed
+	busy          prometheus.Counter     // uploads refused by max-concurrent-uploads
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -59,10 +61,18 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "gridfsd_store_read_bytes_total",
 			Help: "Chunk bytes downloads received from the store, read-ahead included.",
 		}),
+		sweptChunks: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gridfsd_swept_chunks_total",
+			Help: "Orphaned chunks removed by the background sweeper.",
+		}),
+		busy: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gridfsd_uploads_refused_total",
+			Help: "Uploads answered 503 because max-concurrent-uploads were running.",
+		}),
 	}
 	reg.MustRegister(
 		m.requests, m.bytesIn, m.bytesOut, m.uploads, m.downloads,
-		m.rangeRequests, m.chunkFetch, m.storeBytes,
+		m.rangeRequests, m.chunkFetch, m.storeBytes, m.sweptChunks, m.busy,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -16,7 +16,9 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(c, err) }
-	e.Use(s.observe)
+	// Order matters: preflights are answered before access control, and
+	// access control runs before limits take an upload slot.
+	e.Use(s.observe, s.cors, s.authorize, s.limit)
 
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
 	uiHandler := echo.WrapHandler(http.StripPrefix("/ui", ui.Handler()))
@@ -28,6 +30,7 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	e.GET("/readyz", h.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
+	e.POST("/sign", s.sign)
 	e.GET("/buckets", h.listBuckets)
 	e.PUT("/buckets/:bucket", h.createBucket)
 	e.DELETE("/buckets/:bucket", h.dropBucket)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/config"
 	"github.com/gridfsd/gridfsd/gateway"
@@ -37,6 +38,8 @@ for trying gridfsd and for small data, not for production.`,
 				config.KeyListen, config.KeyDataDir, config.KeyEmbeddedListen, config.KeyMaxUploadSize,
 				config.KeyReadHeaderTimeout, config.KeyIdleTimeout, config.KeyShutdownTimeout,
 				config.KeyLogLevel, config.KeyLogFormat,
+				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
+				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -57,6 +60,13 @@ for trying gridfsd and for small data, not for production.`,
 	f.String(config.KeyReadHeaderTimeout, def(config.KeyReadHeaderTimeout), "time a client has to send the request headers")
 	f.String(config.KeyIdleTimeout, def(config.KeyIdleTimeout), "how long an idle keep-alive connection stays open")
 	f.String(config.KeyShutdownTimeout, def(config.KeyShutdownTimeout), "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
+	f.Int(config.KeyMaxConcurrentUploads, 0, "uploads running at once; past it uploads get 503 with Retry-After (0: no limit)")
+	f.String(config.KeyMaxHeaderBytes, def(config.KeyMaxHeaderBytes), "largest request line and headers; past it clients get 431")
+	f.String(config.KeyRequestTimeout, def(config.KeyRequestTimeout), "time limit of every request but upload and download bodies (0s: none)")
+	f.String(config.KeySweepInterval, def(config.KeySweepInterval), "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
+	f.String(config.KeySweepGrace, def(config.KeySweepGrace), "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
+	f.String(config.KeyTLSCert, "", "PEM certificate (chain) file: serve HTTPS (with --tls.key)")
+	f.String(config.KeyTLSKey, "", "PEM private key file of --tls.cert")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -101,13 +111,28 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 
+	authz, err := auth.New(c.Auth)
+	if err != nil {
+		return fmt.Errorf("cannot set up access control: %w", err)
+	}
 	gw, err := gateway.New(gateway.Config{
-		DB:                buckets.NewDB(db),
-		Logger:            log,
-		MaxUploadSize:     c.MaxUploadSize,
-		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		IdleTimeout:       c.IdleTimeout,
-		ShutdownTimeout:   c.ShutdownTimeout,
+		DB:                   buckets.NewDB(db),
+		Logger:               log,
+		MaxUploadSize:        c.MaxUploadSize,
+		ReadHeaderTimeout:    c.ReadHeaderTimeout,
+		IdleTimeout:          c.IdleTimeout,
+		ShutdownTimeout:      c.ShutdownTimeout,
+		Auth:                 authz,
+		TLSCertFile:          c.TLS.Cert,
+		TLSKeyFile:           c.TLS.Key,
+		CORSOrigins:          c.CORS.Origins,
+		MaxConcurrentUploads: c.MaxConcurrentUploads,
+		MaxHeaderBytes:       int(c.MaxHeaderBytes),
+		RequestTimeout:       c.RequestTimeout,
+		SweepInterval:        c.SweepInterval,
+		SweepGrace:           c.SweepGrace,
+		// A ping that outlives server selection only repeats its answer.
+		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create gateway: %w", err)
@@ -116,8 +141,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (%s): %w", c.Listen, config.KeyListen, err)
 	}
-	log.Info("gridfsd is serving", "http", "http://"+ln.Addr().String()+"/", "database", db.Name(),
-		"max_upload_size", c.MaxUploadSize)
+	scheme := "http"
+	if c.TLS.Cert != "" {
+		scheme = "https"
+	}
+	log.Info("gridfsd is serving", "http", scheme+"://"+ln.Addr().String()+"/", "database", db.Name(),
+		"max_upload_size", c.MaxUploadSize, "access_control", c.Auth.Enabled(), "sweep_interval", c.SweepInterval.String())
 	if err := gw.Serve(ctx, ln); err != nil {
 		return err
 	}

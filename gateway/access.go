@@ -1,0 +1,185 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/labstack/echo/v4"
+)
+
+// Limits of POST /sign.
+const (
+	// DefaultSignExpiry is the life of a signed URL whose request names none.
+	DefaultSignExpiry = 10 * time.Minute
+	// MaxSignExpiry caps it: a leaked URL stops working within a day.
+	MaxSignExpiry = 24 * time.Hour
+	// maxSignBytes bounds the body of POST /sign.
+	maxSignBytes = 8 * 1024
+)
+
+// routeAccess is the one table of who needs what: the access a request on
+// route (echo's route template) with method needs, and whether the route is
+// about a bucket at all. Routes it does not name (probes, metrics, the UI,
+// /sign, which checks the caller's token itself, and unmatched paths) are
+// open.
+func routeAccess(method, route string) (need auth.Access, checked bool) {
+	read := method == http.MethodGet || method == http.MethodHead
+	switch route {
+	case "/buckets":
+		return auth.Read, true // the handler lists only the readable ones
+	case "/buckets/:bucket":
+		return auth.Admin, true
+	case "/b/:bucket", "/b/:bucket/*", "/id/:bucket/*":
+		if read {
+			return auth.Read, true
+		}
+		return auth.Write, true
+	}
+	return auth.None, false
+}
+
+// authorize is the access-control middleware: it runs after routing, so
+// c.Path() is the route and the bucket parameter is known. With no
+// Authorizer configured it lets everything through.
+func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		a := s.cfg.Auth
+		if a == nil || !a.Enabled() {
+			return next(c)
+		}
+		need, checked := routeAccess(c.Request().Method, c.Path())
+		if !checked || c.Request().Method == http.MethodOptions {
+			return next(c)
+		}
+		bucket := ""
+		if c.Path() != "/buckets" {
+			var err error
+			if bucket, err = bucketParam(c); err != nil {
+				return err
+			}
+		}
+		p, err := a.Authorize(c.Request(), bucket, need)
+		if err != nil {
+			return err
+		}
+		requestLogger(c).Debug("authorized", "principal", p.Name, "bucket", bucket, "need", need.String())
+		c.Set(ctxLogger, requestLogger(c).With("principal", p.Name))
+		return next(c)
+	}
+}
+
+// signRequest is the body of POST /sign.
+type signRequest struct {
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	Expires string `json:"expires"` // a Go duration such as "10m"; default DefaultSignExpiry
+}
+
+// signResponse is its reply: URL is the path with the signature's query,
+// to be used as it is against this gateway.
+type signResponse struct {
+	URL     string    `json:"url"`
+	Method  string    `json:"method"`
+	Path    string    `json:"path"`
+	Expires time.Time `json:"expires"`
+}
+
+// errSigningDisabled answers POST /sign on a gateway without a signing key.
+var errSigningDisabled = errors.New("signed URLs are not enabled")
+
+// sign serves POST /sign: it mints a signed URL for a method and path the
+// caller's own bearer token may use, so that a browser can hand it to a
+// <video> or <audio> element, which cannot send an Authorization header.
+// A signed URL never grants more than the token that asked for it.
+func (s *Server) sign(c echo.Context) error {
+	a := s.cfg.Auth
+	if a == nil || !a.Enabled() {
+		return fmt.Errorf("%w: set auth.signing_key", errSigningDisabled)
+	}
+	req := c.Request()
+	if !strings.HasPrefix(req.Header.Get("Authorization"), "Bearer ") {
+		return fmt.Errorf("%w: POST /sign needs Authorization: Bearer <token>", auth.ErrUnauthenticated)
+	}
+	sr, err := readSignRequest(req.Body)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(sr.Path)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.RawQuery != "" || u.Fragment != "" || !strings.HasPrefix(u.Path, "/") {
+		return badRequest(`path %q is not an absolute URL path without query, such as "/b/media/clip.mp4"`, sr.Path)
+	}
+	// The same router and table as real requests decide what the path
+	// needs, so a signed URL cannot reach further than the route it names.
+	probe := &http.Request{Method: sr.Method, URL: u, Header: http.Header{"Authorization": req.Header.Values("Authorization")}}
+	pc := s.echo.NewContext(probe, nil)
+	s.echo.Router().Find(sr.Method, echo.GetPath(probe), pc)
+	need, checked := routeAccess(sr.Method, pc.Path())
+	if !checked || pc.Path() == "/buckets" {
+		return badRequest("path %q with method %s is not a file, listing or bucket route that can be signed", sr.Path, sr.Method)
+	}
+	bucket, err := bucketParam(pc)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Authorize(probe, bucket, need); err != nil {
+		return err
+	}
+	exp := time.Now().Add(sr.expiry).Truncate(time.Second)
+	q, err := a.Sign(sr.Method, u.Path, exp)
+	if errors.Is(err, auth.ErrSigningDisabled) {
+		return fmt.Errorf("%w: set auth.signing_key", errSigningDisabled)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, signResponse{URL: u.EscapedPath() + "?" + q, Method: sr.Method, Path: u.Path, Expires: exp.UTC()})
+}
+
+// parsedSign is a checked signRequest.
+type parsedSign struct {
+	Method string
+	Path   string
+	expiry time.Duration
+}
+
+func readSignRequest(r io.Reader) (parsedSign, error) {
+	var p parsedSign
+	raw, err := io.ReadAll(io.LimitReader(r, maxSignBytes+1))
+	if err != nil {
+		return p, fmt.Errorf("%w: %w", errIncompleteBody, err)
+	}
+	if len(raw) > maxSignBytes {
+		return p, badRequest("body of more than %d bytes", maxSignBytes)
+	}
+	var sr signRequest
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sr); err != nil {
+		return p, badRequest(`body is not {"method": "GET", "path": "/b/bucket/name", "expires": "10m"}: %v`, err)
+	}
+	p.Method, p.Path = strings.ToUpper(sr.Method), sr.Path
+	switch p.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return p, badRequest("method %q is not GET, HEAD, PUT, PATCH or DELETE", sr.Method)
+	}
+	p.expiry = DefaultSignExpiry
+	if sr.Expires != "" {
+		d, err := time.ParseDuration(sr.Expires)
+		if err != nil || d <= 0 {
+			return p, badRequest("expires %q is not a positive duration such as 10m or 2h", sr.Expires)
+		}
+		if d > MaxSignExpiry {
+			return p, badRequest("expires %s is more than the %s a signed URL may live", d, MaxSignExpiry)
+		}
+		p.expiry = d
+	}
+	return p, nil
+}

@@ -1,0 +1,271 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+)
+
+const (
+	readerSecret = "reader-secret-0123456789"
+	writerSecret = "writer-secret-0123456789"
+	adminSecret  = "admin-secret-01234567890"
+	signingKey   = "signing-key-0123456789abcdef"
+)
+
+func testAuthConfig() auth.Config {
+	return auth.Config{
+		Tokens: []auth.Token{
+			{Name: "reader", Secret: readerSecret, Buckets: []string{"media"}, Access: auth.Read},
+			{Name: "writer", Secret: writerSecret, Buckets: []string{"media"}, Access: auth.Write},
+			{Name: "admin", Secret: adminSecret, Buckets: []string{auth.AllBuckets}, Access: auth.Admin},
+		},
+		AnonymousRead: []string{"public"},
+		SigningKey:    signingKey,
+	}
+}
+
+func newAuthEnv(t *testing.T, cfg auth.Config) (*env, *auth.Authorizer) {
+	t.Helper()
+	a, err := auth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, gateway.Config{Auth: a}), a
+}
+
+func bearer(secret string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + secret}
+}
+
+func TestAccessControl(t *testing.T) {
+	e, _ := newAuthEnv(t, testAuthConfig())
+	f := e.put("/b/media/clip", "movie", bearer(writerSecret))
+	e.put("/b/public/readme", "hello", bearer(adminSecret))
+	e.put("/b/secret/plan", "plan", bearer(adminSecret))
+	unauth := map[string]string{"WWW-Authenticate": `Bearer realm="gridfsd"`}
+	id := "/id/media/" + f.oid(t)
+
+	e.run([]httpTest{
+		// Open routes.
+		{name: "healthz open", method: "GET", path: "/healthz", code: 200},
+		{name: "readyz open", method: "GET", path: "/readyz", code: 200},
+		{name: "metrics open", method: "GET", path: "/metrics", code: 200},
+		{name: "ui open", method: "GET", path: "/ui/", code: 200},
+
+		// Missing or wrong credentials: 401 with a challenge.
+		{name: "no token", method: "GET", path: "/b/media/clip", code: 401, resHeader: unauth, errCode: "unauthenticated"},
+		{name: "unknown token", method: "GET", path: "/b/media/clip", header: bearer("nope-nope-nope-nope-nope"), code: 401, resHeader: unauth, errCode: "unauthenticated"},
+		{name: "basic auth", method: "GET", path: "/b/media/clip", header: map[string]string{"Authorization": "Basic eDp5"}, code: 401, errCode: "unauthenticated"},
+		{name: "no token listing", method: "GET", path: "/b/media", code: 401, errCode: "unauthenticated"},
+		{name: "no token by id", method: "GET", path: id, code: 401, errCode: "unauthenticated"},
+		{name: "no token upload", method: "PUT", path: "/b/media/new", body: "x", code: 401, errCode: "unauthenticated"},
+
+		// Read.
+		{name: "reader downloads", method: "GET", path: "/b/media/clip", header: bearer(readerSecret), code: 200, resBody: str("movie")},
+		{name: "reader HEAD", method: "HEAD", path: "/b/media/clip", header: bearer(readerSecret), code: 200},
+		{name: "reader by id", method: "GET", path: id, header: bearer(readerSecret), code: 200, resBody: str("movie")},
+		{name: "reader lists", method: "GET", path: "/b/media/", header: bearer(readerSecret), code: 200, contains: []string{`"clip"`}},
+		{name: "reader other bucket", method: "GET", path: "/b/secret/plan", header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+		{name: "anonymous public", method: "GET", path: "/b/public/readme", code: 200, resBody: str("hello")},
+		{name: "anonymous public listing", method: "GET", path: "/b/public", code: 200, contains: []string{`"readme"`}},
+		{name: "token does not widen to anonymous buckets", method: "GET", path: "/b/public/readme", header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+
+		// Write.
+		{name: "reader cannot upload", method: "PUT", path: "/b/media/new", body: "x", header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+		{name: "reader cannot delete", method: "DELETE", path: "/b/media/clip", header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+		{name: "reader cannot delete by id", method: "DELETE", path: id, header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+		{name: "reader cannot patch", method: "PATCH", path: id, body: `{"filename":"y"}`, header: bearer(readerSecret), code: 403, errCode: "forbidden"},
+		{name: "anonymous cannot upload to public", method: "PUT", path: "/b/public/x", body: "x", code: 401, errCode: "unauthenticated"},
+		{name: "writer other bucket", method: "PUT", path: "/b/secret/x", body: "x", header: bearer(writerSecret), code: 403, errCode: "forbidden"},
+		{name: "writer patches", method: "PATCH", path: id, body: `{"metadata":{"a":1}}`, header: bearer(writerSecret), code: 200},
+
+		// Admin.
+		{name: "writer cannot create bucket", method: "PUT", path: "/buckets/media", header: bearer(writerSecret), code: 403, errCode: "forbidden"},
+		{name: "writer cannot drop bucket", method: "DELETE", path: "/buckets/media", header: bearer(writerSecret), code: 403, errCode: "forbidden"},
+		{name: "anonymous cannot drop bucket", method: "DELETE", path: "/buckets/public?force=true", code: 401, errCode: "unauthenticated"},
+		{name: "admin creates bucket", method: "PUT", path: "/buckets/made", header: bearer(adminSecret), code: 200},
+	})
+	if files, _ := e.counts("public"); files != 1 {
+		t.Errorf("public holds %d files after refused writes, want 1", files)
+	}
+	if files, _ := e.counts("secret"); files != 1 {
+		t.Errorf("secret holds %d files after refused writes, want 1", files)
+	}
+	for _, name := range []string{"media", "public", "secret"} {
+		if _, err := e.db.Bucket(context.Background(), name); err != nil {
+			t.Errorf("bucket %s: %v", name, err)
+		}
+	}
+
+	// The bucket list shows only what the caller may read.
+	for _, tc := range []struct {
+		who    map[string]string
+		want   string
+		status int
+	}{
+		{nil, "public", 200},
+		{bearer(readerSecret), "media", 200},
+		{bearer(writerSecret), "media", 200},
+		{bearer(adminSecret), "made,media,public,secret", 200},
+		{bearer("wrong-wrong-wrong-wrong"), "", 401},
+	} {
+		res, body := e.do("GET", "/buckets", tc.who, "")
+		if res.StatusCode != tc.status {
+			t.Fatalf("GET /buckets as %v: %d %s", tc.who, res.StatusCode, body)
+		}
+		if tc.status != 200 {
+			continue
+		}
+		var l struct{ Buckets []struct{ Name string } }
+		mustJSON(t, body, &l)
+		var got []string
+		for _, b := range l.Buckets {
+			got = append(got, b.Name)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("GET /buckets as %v lists %v, want %s", tc.who, got, tc.want)
+		}
+	}
+}
+
+// signURL asks POST /sign for a signed URL as the holder of secret.
+func (e *env) signURL(secret, method, path, expires string) (*http.Response, []byte) {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]string{"method": method, "path": path, "expires": expires})
+	h := map[string]string{"Content-Type": "application/json"}
+	if secret != "" {
+		h["Authorization"] = "Bearer " + secret
+	}
+	return e.do("POST", "/sign", h, string(body))
+}
+
+func TestSignedURLs(t *testing.T) {
+	e, a := newAuthEnv(t, testAuthConfig())
+	e.put("/b/media/dir/clip one.mp4", pattern(100), bearer(writerSecret))
+
+	res, body := e.signURL(readerSecret, "GET", "/b/media/dir/clip%20one.mp4", "5m")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign: %d %s", res.StatusCode, body)
+	}
+	var signed struct {
+		URL, Method, Path string
+		Expires           time.Time
+	}
+	mustJSON(t, body, &signed)
+	if signed.Method != "GET" || signed.Path != "/b/media/dir/clip one.mp4" ||
+		!strings.HasPrefix(signed.URL, "/b/media/dir/clip%20one.mp4?expires=") ||
+		time.Until(signed.Expires) > 5*time.Minute || time.Until(signed.Expires) < 4*time.Minute {
+		t.Errorf("signed %+v", signed)
+	}
+	tampered := strings.Replace(signed.URL, "signature=", "signature=x", 1)
+	e.run([]httpTest{
+		{name: "signed GET without token", method: "GET", path: signed.URL, code: 200, resBody: str(pattern(100))},
+		{name: "signed GET, range", method: "GET", path: signed.URL, header: map[string]string{"Range": "bytes=10-19"}, code: 206, resBody: str(pattern(100)[10:20])},
+		{name: "signed GET allows HEAD", method: "HEAD", path: signed.URL, code: 200},
+		{name: "signed GET does not allow DELETE", method: "DELETE", path: signed.URL, code: 401, errCode: "unauthenticated"},
+		{name: "signed GET does not allow PUT", method: "PUT", path: signed.URL, body: "x", code: 401, errCode: "unauthenticated"},
+		{name: "tampered signature", method: "GET", path: tampered, code: 401, errCode: "unauthenticated"},
+		{name: "other path", method: "GET", path: "/b/media/other?" + strings.SplitN(signed.URL, "?", 2)[1], code: 401, errCode: "unauthenticated"},
+
+		{name: "sign without token", method: "POST", path: "/sign", body: `{"method":"GET","path":"/b/media/x"}`, code: 401, errCode: "unauthenticated"},
+		{name: "sign beyond the token", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"PUT","path":"/b/media/x"}`, code: 403, errCode: "forbidden"},
+		{name: "sign another bucket", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/secret/x"}`, code: 403, errCode: "forbidden"},
+		{name: "sign with wrong token", method: "POST", path: "/sign", header: bearer("wrong-wrong-wrong-wrong"), body: `{"method":"GET","path":"/b/media/x"}`, code: 401, errCode: "unauthenticated"},
+		{name: "sign too long", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","expires":"25h"}`, code: 400, errCode: "bad_request"},
+		{name: "sign negative", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","expires":"-1m"}`, code: 400, errCode: "bad_request"},
+		{name: "sign bad method", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"TRACE","path":"/b/media/x"}`, code: 400, errCode: "bad_request"},
+		{name: "sign path with query", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x?y=1"}`, code: 400, errCode: "bad_request"},
+		{name: "sign absolute URL", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"http://evil/b/media/x"}`, code: 400, errCode: "bad_request"},
+		{name: "sign service route", method: "POST", path: "/sign", header: bearer(adminSecret), body: `{"method":"GET","path":"/metrics"}`, code: 400, errCode: "bad_request"},
+		{name: "sign not JSON", method: "POST", path: "/sign", header: bearer(readerSecret), body: `GET /b/media/x`, code: 400, errCode: "bad_request"},
+		{name: "sign unknown field", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","bucket":"secret"}`, code: 400, errCode: "bad_request"},
+	})
+
+	// An expired signature, made with the same key.
+	q, err := a.Sign("GET", "/b/media/dir/clip one.mp4", time.Now().Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = e.do("GET", "/b/media/dir/clip%20one.mp4?"+q, nil, "")
+	if res.StatusCode != 401 || !strings.Contains(string(body), "expired") {
+		t.Errorf("expired URL: %d %s", res.StatusCode, body)
+	}
+
+	// A writer signs an upload; the browser PUTs without a token.
+	res, body = e.signURL(writerSecret, "PUT", "/b/media/from-browser", "")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign PUT: %d %s", res.StatusCode, body)
+	}
+	mustJSON(t, body, &signed)
+	if d := time.Until(signed.Expires); d > gateway.DefaultSignExpiry || d < gateway.DefaultSignExpiry-time.Minute {
+		t.Errorf("default expiry: %s from now", d)
+	}
+	e.run([]httpTest{
+		{name: "signed PUT", method: "PUT", path: signed.URL, body: "browser", code: 201},
+		{name: "signed PUT is not a GET", method: "GET", path: signed.URL, code: 401, errCode: "unauthenticated"},
+		{name: "uploaded", method: "GET", path: "/b/media/from-browser", header: bearer(readerSecret), code: 200, resBody: str("browser")},
+	})
+}
+
+func TestSignDisabled(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	e.run([]httpTest{
+		{name: "no access control", method: "POST", path: "/sign", body: `{"method":"GET","path":"/b/fs/x"}`, code: 404, errCode: "signing_disabled"},
+	})
+	cfg := testAuthConfig()
+	cfg.SigningKey = ""
+	ea, _ := newAuthEnv(t, cfg)
+	ea.run([]httpTest{
+		{name: "no signing key", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x"}`, code: 404, errCode: "signing_disabled"},
+	})
+}
+
+// TestOpenListenerWarning: listening beyond loopback without access
+// control logs a warning; on loopback, or with tokens, it does not.
+func TestOpenListenerWarning(t *testing.T) {
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	a, err := auth.New(testAuthConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		listen string
+		auth   *auth.Authorizer
+		warn   bool
+	}{
+		{"0.0.0.0:0", nil, true},
+		{"127.0.0.1:0", nil, false},
+		{"0.0.0.0:0", a, false},
+	} {
+		var logs bytes.Buffer
+		srv, err := gateway.New(gateway.Config{DB: db, Auth: tc.auth, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", tc.listen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := srv.Serve(ctx, ln); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(logs.String(), "ACCESS CONTROL IS OFF"); got != tc.warn {
+			t.Errorf("listen %s, auth %v: warned %v, want %v; log:\n%s", tc.listen, tc.auth != nil, got, tc.warn, logs.String())
+		}
+	}
+}
+

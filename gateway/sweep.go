@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"context"
+	"time"
+)
+
+// runSweeper removes orphaned chunks from every bucket every SweepInterval
+// until ctx ends; it does nothing when SweepInterval is 0. Orphans are the
+// chunks of uploads whose process died before the files document was
+// written; those younger than SweepGrace are left alone, since an upload
+// still streaming looks exactly like one that died, except that it keeps
+// writing chunks with fresh ObjectId timestamps.
+func (s *Server) runSweeper(ctx context.Context) {
+	if s.cfg.SweepInterval <= 0 {
+		return
+	}
+	s.cfg.Logger.Info("orphan sweeper started", "interval", s.cfg.SweepInterval.String(), "grace", s.cfg.SweepGrace.String())
+	t := time.NewTicker(s.cfg.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.Sweep(ctx)
+	}
+}
+
+// Sweep removes the orphaned chunks older than SweepGrace from every
+// bucket once, logging what it removed, and returns how many chunks it
+// removed. Failures are logged and the next bucket is tried: a sweep is
+// housekeeping, and a store outage is reported by /readyz already.
+func (s *Server) Sweep(ctx context.Context) int64 {
+	log := s.cfg.Logger.With("component", "sweeper")
+	list, err := s.cfg.DB.List(ctx)
+	if err != nil {
+		log.Warn("sweep: list buckets", "error", err)
+		return 0
+	}
+	var total int64
+	for _, info := range list {
+		b, err := s.cfg.DB.Bucket(ctx, info.Name)
+		if err != nil {
+			log.Warn("sweep: open bucket", "bucket", info.Name, "error", err)
+			continue
+		}
+		orphans, err := b.FindOrphans(ctx, s.cfg.SweepGrace)
+		if err != nil {
+			log.Warn("sweep: find orphans", "bucket", info.Name, "error", err)
+			continue
+		}
+		if len(orphans.Old) == 0 {
+			continue
+		}
+		removed, chunks, err := b.RemoveOrphans(ctx, orphans.Old)
+		if err != nil {
+			log.Warn("sweep: remove orphans", "bucket", info.Name, "error", err)
+		}
+		for _, o := range removed {
+			log.Info("sweep: removed orphaned chunks", "bucket", info.Name, "files_id", o.FilesID,
+				"chunks", o.Chunks, "newest_chunk", o.Newest().UTC().Format(time.RFC3339))
+		}
+		total += chunks
+	}
+	if total > 0 {
+		s.metrics.sweptChunks.Add(float64(total))
+	}
+	return total
+}
