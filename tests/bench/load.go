@@ -9,12 +9,21 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
 )
 
 // concurrentReaders runs many clients issuing random range reads of the
 // seek file for a fixed time; every byte is checked.
 func (b *bench) concurrentReaders(ctx context.Context, data *pattern, gw *gateway) error {
-	size := b.s.seekSize
+	size := b.s.readSize
+	bk, err := b.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := bk.Upload(ctx, "read", data.reader(size), buckets.UploadOptions{ContentType: "video/webm"}); err != nil {
+		return err
+	}
 	var (
 		mu        sync.Mutex
 		latencies []time.Duration
@@ -37,7 +46,7 @@ func (b *bench) concurrentReaders(ctx context.Context, data *pattern, gw *gatewa
 				off := r.Int64N(size - n)
 				buf.Reset()
 				t := time.Now()
-				got, err := gw.get(ctx, "/b/"+bucketName+"/seek", fmt.Sprintf("bytes=%d-%d", off, off+n-1), &buf)
+				got, err := gw.get(ctx, "/b/"+bucketName+"/read", fmt.Sprintf("bytes=%d-%d", off, off+n-1), &buf)
 				if ctx.Err() != nil {
 					return // the time is up; a request cut short is not an error
 				}

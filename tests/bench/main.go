@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -32,7 +33,8 @@ type settings struct {
 	gridfsd      string
 	runs         int
 	size         int64
-	seekSize     int64
+	seekSizes    []int64
+	readSize     int64
 	readers      int
 	readDuration time.Duration
 	memSize      int64
@@ -51,13 +53,14 @@ func main() {
 
 func run() error {
 	var s settings
-	var size, seekSize, memSize, memEach string
+	var size, seekSize, readSize, memSize, memEach string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
 	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
 	flag.StringVar(&size, "size", "64MiB", "file size for upload and download throughput")
-	flag.StringVar(&seekSize, "seek-size", "100MiB", "file size for the seek rows")
+	flag.StringVar(&seekSize, "seek-sizes", "100MiB,40MiB", "file sizes for the seek rows, comma-separated")
+	flag.StringVar(&readSize, "read-size", "16MiB", "file size for the concurrent readers (on the embedded store every range read scans the bucket)")
 	flag.IntVar(&s.readers, "readers", 64, "concurrent range readers")
 	flag.DurationVar(&s.readDuration, "read-duration", 10*time.Second, "how long the concurrent readers run")
 	flag.StringVar(&memSize, "mem-size", "1GiB", "file size for the single-upload memory row")
@@ -69,15 +72,23 @@ func run() error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.seekSize, seekSize}, {&s.memSize, memSize}, {&s.memEach, memEach}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
 		}
 		*p.dst = n
 	}
+	for _, part := range strings.Split(seekSize, ",") {
+		n, err := config.ParseSize(part)
+		if err != nil {
+			return fmt.Errorf("--seek-sizes: %w", err)
+		}
+		s.seekSizes = append(s.seekSizes, n)
+	}
 	if s.smoke {
-		s.runs, s.size, s.seekSize, s.memSize, s.memEach = 1, 2<<20, 4<<20, 4<<20, 256<<10
+		s.seekSizes = []int64{4 << 20}
+		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
 	}
 

@@ -232,16 +232,27 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 // seek measures the time to the first byte of a 1 KiB range at offset 0 and
 // at 99% of a large file.
 func (b *bench) seek(ctx context.Context, data *pattern, gw *gateway) error {
-	size := b.s.seekSize
+	for _, size := range b.s.seekSizes {
+		if err := b.seekIn(ctx, data, gw, size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int64) error {
 	bk, err := b.fresh(ctx)
 	if err != nil {
 		return err
 	}
-	f, err := bk.Upload(ctx, "seek", data.reader(size), buckets.UploadOptions{})
+	// A media file has a content type; without one the gateway would read
+	// chunk 0 as well, to sniff it.
+	f, err := bk.Upload(ctx, "seek", data.reader(size), buckets.UploadOptions{ContentType: "video/webm"})
 	if err != nil {
 		return err
 	}
-	note := human(size) + " file, 1 KiB read"
+	note := "1 KiB read"
+	group := "seek " + human(size)
 	far := size / 100 * 99
 	for _, at := range []struct {
 		label string
@@ -264,7 +275,7 @@ func (b *bench) seek(ctx context.Context, data *pattern, gw *gateway) error {
 		if err != nil {
 			return err
 		}
-		b.add("seek", "gateway GET Range "+label, "ms TTFB", runs, note)
+		b.add(group, "gateway GET Range "+label, "ms TTFB", runs, note)
 	}
 	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
 	runs, err := b.repeat(func(int) (float64, error) {
@@ -284,15 +295,18 @@ func (b *bench) seek(ctx context.Context, data *pattern, gw *gateway) error {
 		return ms(time.Since(start)), nil
 	})
 	if err != nil {
-		return err
+		// The driver asks for its chunks with no batch size; FerretDB v1
+		// then answers a getMore with every remaining chunk in one reply,
+		// past the 48 MB message limit, for files over about 60 MB. Say
+		// so instead of stopping the benchmark.
+		fmt.Fprintf(os.Stderr, "  driver Skip failed: %v\n", err)
+		b.add(group, "driver Skip+Read at 99%", "ms TTFB", nil, "FAILED: "+err.Error())
+		return nil
 	}
-	b.add("seek", "driver Skip+Read at 99%", "ms TTFB", runs, note)
+	b.add(group, "driver Skip+Read at 99%", "ms TTFB", runs, note)
 	return nil
 }
 
-// firstByteWriter notes when the first byte of a body arrives. It keeps
-// its buffer in a field rather than embedding it, so that io.Copy cannot
-// bypass Write through bytes.Buffer's ReadFrom.
 type firstByteWriter struct {
 	buf   bytes.Buffer
 	start time.Time
