@@ -45,14 +45,16 @@ type settings struct {
 }
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+// run parses args and runs the benchmark, printing the table to out.
+func run(args []string, out io.Writer) error {
 	var s settings
+	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var size, seekSize, readSize, memSize, memEach string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
@@ -68,7 +70,9 @@ func run() error {
 	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
-	flag.Parse()
+	if err := flag.Parse(args); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		dst *int64
 		src string
@@ -122,10 +126,10 @@ func run() error {
 	if err := b.all(ctx); err != nil {
 		return err
 	}
-	b.print(os.Stdout)
+	b.print(out)
 	if s.jsonPath != "" {
-		out, _ := json.MarshalIndent(b.results, "", "  ")
-		if err := os.WriteFile(s.jsonPath, out, 0o644); err != nil {
+		js, _ := json.MarshalIndent(b.results, "", "  ")
+		if err := os.WriteFile(s.jsonPath, js, 0o644); err != nil {
 			return err
 		}
 	}

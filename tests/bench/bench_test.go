@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSmoke runs the whole benchmark with tiny sizes, so that it keeps
+// building and working; its figures mean nothing and are not checked.
+// What is checked: every row is there, and the concurrent readers, who
+// verify every byte, saw no error.
+func TestSmoke(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root) // the benchmark builds ./cmd/gridfsd
+	js := filepath.Join(t.TempDir(), "results.json")
+	var out bytes.Buffer
+	if err := run([]string{"--smoke", "--json", js}, &out); err != nil {
+		t.Fatalf("bench --smoke: %v\n%s", err, out.String())
+	}
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []result
+	if err := json.Unmarshal(raw, &results); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]result{}
+	for _, r := range results {
+		seen[r.Group+"/"+r.Name] = r
+	}
+	for _, want := range []string{
+		"store ceiling/raw InsertMany", "store ceiling/raw find",
+		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
+		"download/driver DownloadToStream", "download/gateway HTTP GET",
+		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
+		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",
+	} {
+		r, ok := seen[want]
+		if !ok {
+			t.Errorf("no row %q", want)
+			continue
+		}
+		if strings.HasPrefix(r.Note, "FAILED") {
+			t.Errorf("row %q failed: %s", want, r.Note)
+		}
+	}
+	if r := seen["concurrent readers/errors"]; r.Median != 0 {
+		t.Errorf("concurrent readers saw %v errors", r.Median)
+	}
+	if r := seen["concurrent readers/requests"]; r.Median == 0 {
+		t.Error("concurrent readers completed no request")
+	}
+}
