@@ -268,4 +268,3 @@ func TestOpenListenerWarning(t *testing.T) {
 		}
 	}
 }
-
