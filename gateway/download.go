@@ -85,9 +85,11 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 		ct = content.sniff()
 	}
 	hdr.Set("Content-Type", ct)
-	ignoreOtherRangeUnits(req)
-
 	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
+	if !prepareRange(req) {
+		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+		return nil
+	}
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
 
 	if content.err != nil {
@@ -110,21 +112,42 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	return nil
 }
 
-// ignoreOtherRangeUnits drops a Range header whose unit is not bytes:
-// RFC 9110 14.2 says to ignore it and send the whole file, where
-// ServeContent would answer 416. Units are case-insensitive, ServeContent's
-// check is not, so "Bytes=" is normalised.
-func ignoreOtherRangeUnits(req *http.Request) {
+// prepareRange readies the Range header for ServeContent, and reports
+// false when the reply must be 416 without reading anything. A unit other
+// than bytes is dropped: RFC 9110 14.2 says to ignore it and send the whole
+// file, where ServeContent would answer 416; units are case-insensitive,
+// ServeContent's check is not, so "Bytes=" is normalised. Empty list
+// elements are dropped, as RFC 9110 5.6.1 allows, and so are zero-length
+// suffixes ("-0"), which no file satisfies but ServeContent answers with an
+// empty 206; a set left with no range is unsatisfiable.
+func prepareRange(req *http.Request) bool {
 	r := req.Header.Get("Range")
 	if r == "" {
-		return
+		return true
 	}
 	unit, spec, ok := strings.Cut(r, "=")
 	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
 		req.Header.Del("Range")
-		return
+		return true
 	}
-	req.Header.Set("Range", "bytes="+spec)
+	var kept []string
+	for _, s := range strings.Split(spec, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" || (strings.HasPrefix(s, "-") && strings.TrimLeft(s[1:], "0") == "" && len(s) > 1) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(kept) == 0 {
+		if req.Header.Get("If-Range") != "" {
+			// The range may be ignored anyway; ServeContent decides.
+			req.Header.Set("Range", "bytes="+spec)
+			return true
+		}
+		return false
+	}
+	req.Header.Set("Range", "bytes="+strings.Join(kept, ","))
+	return true
 }
 
 // body is the content ServeContent reads: the Download itself, whose Read

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -76,6 +77,18 @@ func parseMetadataJSON(b []byte) (bson.D, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return nil, fmt.Errorf("%w: not an Extended JSON object", buckets.ErrInvalidMetadata)
 	}
+	// The Extended JSON parser ignores what follows the object and
+	// replaces invalid UTF-8; both would store something the client did
+	// not send.
+	if !utf8.Valid(b) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", buckets.ErrInvalidMetadata)
+	}
+	if jsonDepth(b) > MaxMetadataDepth+1 { // +1: a wrapper such as {"$date": {...}} nests once more
+		return nil, fmt.Errorf("%w: nested more than %d levels deep", buckets.ErrInvalidMetadata, MaxMetadataDepth)
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("%w: not one JSON object (syntax error or text after it)", buckets.ErrInvalidMetadata)
+	}
 	var md bson.D
 	if err := bson.UnmarshalExtJSON(b, false, &md); err != nil {
 		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
@@ -84,16 +97,54 @@ func parseMetadataJSON(b []byte) (bson.D, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
 	}
-	if err := checkFieldNames(raw, "metadata"); err != nil {
+	if len(raw) > buckets.MaxMetadataBytes {
+		return nil, fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
+	}
+	if err := checkFieldNames(raw, "metadata", 1); err != nil {
 		return nil, err
 	}
 	return md, nil
 }
 
+// jsonDepth is the deepest nesting of objects and arrays in JSON text,
+// found without parsing it, so that hostile input is refused before the
+// parser recurses into it.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// MaxMetadataDepth bounds how deeply metadata objects and arrays nest.
+// MongoDB refuses documents nested more than 100 levels; the files document
+// around the metadata and the filters of listings take a few of those, and
+// checking here refuses the upload before any chunk is written.
+const MaxMetadataDepth = 90
+
 // checkFieldNames refuses names that start with "$" (what remains of one
 // after Extended JSON parsing is not a type wrapper but an operator-looking
 // name MongoDB rejects or misreads) and empty names.
-func checkFieldNames(doc bson.Raw, at string) error {
+func checkFieldNames(doc bson.Raw, at string, depth int) error {
+	if depth > MaxMetadataDepth {
+		return fmt.Errorf("%w: nested more than %d levels deep", buckets.ErrInvalidMetadata, MaxMetadataDepth)
+	}
 	elems, err := doc.Elements()
 	if err != nil {
 		return fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
@@ -106,18 +157,15 @@ func checkFieldNames(doc bson.Raw, at string) error {
 		}
 		v := e.Value()
 		if sub, ok := v.DocumentOK(); ok {
-			if err := checkFieldNames(sub, where); err != nil {
+			if err := checkFieldNames(sub, where, depth+1); err != nil {
 				return err
 			}
 		}
 		if arr, ok := v.ArrayOK(); ok {
-			vals, _ := arr.Values()
-			for i, av := range vals {
-				if sub, ok := av.DocumentOK(); ok {
-					if err := checkFieldNames(sub, fmt.Sprintf("%s.%d", where, i)); err != nil {
-						return err
-					}
-				}
+			// An array is a level of its own; its elements are named
+			// "0", "1"..., which checkFieldNames accepts.
+			if err := checkFieldNames(bson.Raw(arr), where, depth+1); err != nil {
+				return err
 			}
 		}
 	}
