@@ -156,8 +156,11 @@ func (g *gateway) memory() (rss, peak int64, err error) {
 	return rss, peak, nil
 }
 
-// heap scrapes the gateway's Go heap in use from its Prometheus metrics.
-func (g *gateway) heap() (int64, error) {
+// storeReadMetric counts the chunk bytes the gateway received from the store.
+const storeReadMetric = "gridfsd_store_read_bytes_total"
+
+// metric scrapes one unlabelled metric from the gateway.
+func (g *gateway) metric(name string) (float64, error) {
 	resp, err := g.client.Get(g.base + "/metrics")
 	if err != nil {
 		return 0, err
@@ -166,12 +169,31 @@ func (g *gateway) heap() (int64, error) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return int64(f), err
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(v, 64)
 		}
 	}
-	return 0, errors.New("no go_memstats_heap_inuse_bytes in /metrics")
+	return 0, fmt.Errorf("no %s in /metrics", name)
+}
+
+// metricAbove waits briefly for a counter to pass before: the gateway
+// counts a download's store bytes when the handler returns, which may be
+// just after the client has read the last byte.
+func (g *gateway) metricAbove(name string, before float64) (float64, error) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		v, err := g.metric(name)
+		if err != nil || v > before || time.Now().After(deadline) {
+			return v, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// heap scrapes the gateway's Go heap in use from its Prometheus metrics.
+func (g *gateway) heap() (int64, error) {
+	v, err := g.metric("go_memstats_heap_inuse_bytes")
+	return int64(v), err
 }
 
 func freeAddr() (string, error) {

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -259,7 +262,12 @@ func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int
 		off   int64
 	}{{"at 0%", 0}, {"at 99%", far}} {
 		label, off := at.label, at.off
+		var fetched []float64
 		runs, err := b.repeat(func(int) (float64, error) {
+			before, err := gw.metric(storeReadMetric)
+			if err != nil {
+				return 0, err
+			}
 			start := time.Now()
 			var first time.Duration
 			buf := &firstByteWriter{start: start, first: &first}
@@ -270,15 +278,36 @@ func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int
 			if bad := data.verify(buf.Bytes(), off); bad >= 0 {
 				return 0, fmt.Errorf("gateway range: wrong byte at %d", bad)
 			}
+			got, err := gw.metricAbove(storeReadMetric, before)
+			if err != nil {
+				return 0, err
+			}
+			fetched = append(fetched, (got-before)/1024)
 			return ms(first), nil
 		})
 		if err != nil {
 			return err
 		}
 		b.add(group, "gateway GET Range "+label, "ms TTFB", runs, note)
+		b.add(group, "gateway GET Range "+label+": from store", "KiB", fetched, "chunk bytes the gateway read for it")
 	}
-	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	// A client of its own, to count the chunk bytes the driver receives.
+	var received atomic.Int64
+	monitor := &event.CommandMonitor{Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) {
+		if e.CommandName == "find" || e.CommandName == "getMore" {
+			received.Add(int64(len(e.Reply)))
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(b.s.uri).SetMonitor(monitor))
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(ctx)
+	gb := client.Database(b.s.db).GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	var driverFetched []float64
 	runs, err := b.repeat(func(int) (float64, error) {
+		received.Store(0)
+		defer func() { driverFetched = append(driverFetched, float64(received.Load())/1024) }()
 		start := time.Now()
 		ds, err := gb.OpenDownloadStream(ctx, f.ID)
 		if err != nil {
@@ -304,6 +333,7 @@ func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int
 		return nil
 	}
 	b.add(group, "driver Skip+Read at 99%", "ms TTFB", runs, note)
+	b.add(group, "driver Skip+Read at 99%: from store", "KiB", driverFetched, "find and getMore replies it received")
 	return nil
 }
 
