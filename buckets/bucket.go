@@ -363,7 +363,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	} else if !errors.Is(err, ErrFileNotFound) {
 		return nil, err
 	}
-	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize})
+	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize, Slots: b.db.inserts})
 	if err != nil {
 		return nil, err
 	}

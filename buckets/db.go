@@ -53,13 +53,20 @@ func (s Settings) check() error {
 type DB struct {
 	db *mongo.Database
 
+	inserts chunker.Slots
+
 	mu      sync.Mutex
 	indexed map[string]bool
 }
 
+// ConcurrentInserts bounds the chunk inserts in flight across all uploads
+// through one DB: enough to keep a store busy, few enough that memory stays
+// flat however many clients upload at once (see chunker.Slots).
+const ConcurrentInserts = 8
+
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, indexed: make(map[string]bool)}
+	return &DB{db: db, inserts: chunker.NewSlots(ConcurrentInserts), indexed: make(map[string]bool)}
 }
 
 // Database is the underlying database.
