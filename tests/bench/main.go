@@ -40,6 +40,7 @@ type settings struct {
 	memSize      int64
 	memUploads   int
 	memEach      int64
+	only         map[string]bool
 	jsonPath     string
 	smoke        bool
 }
@@ -68,6 +69,8 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&memSize, "mem-size", "1GiB", "file size for the single-upload memory row")
 	flag.IntVar(&s.memUploads, "mem-uploads", 32, "concurrent uploads for the memory row")
 	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
+	var only string
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, seek, readers, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -82,6 +85,12 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		*p.dst = n
+	}
+	if only != "" {
+		s.only = map[string]bool{}
+		for _, step := range strings.Split(only, ",") {
+			s.only[strings.TrimSpace(step)] = true
+		}
 	}
 	for _, part := range strings.Split(seekSize, ",") {
 		n, err := config.ParseSize(part)
@@ -135,6 +144,9 @@ func run(args []string, out io.Writer) error {
 	}
 	return nil
 }
+
+// wants reports whether step is to run.
+func (s settings) wants(step string) bool { return s.only == nil || s.only[step] }
 
 // result is one row of the table.
 type result struct {

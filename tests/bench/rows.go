@@ -31,19 +31,25 @@ func (b *bench) all(ctx context.Context) error {
 		name string
 		fn   func(context.Context, *pattern, *gateway) error
 	}{
-		{"store ceiling", b.storeCeiling},
+		{"ceiling", b.storeCeiling},
 		{"upload", b.upload},
 		{"download", b.download},
 		{"seek", b.seek},
-		{"concurrent readers", b.concurrentReaders},
+		{"readers", b.concurrentReaders},
 	}
 	for _, st := range steps {
+		if !b.s.wants(st.name) {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "%s...\n", st.name)
 		if err := st.fn(ctx, data, gw); err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
 	}
 	gw.stop()
+	if !b.s.wants("memory") {
+		return nil
+	}
 	fmt.Fprintf(os.Stderr, "memory...\n")
 	return b.memory(ctx, data)
 }
