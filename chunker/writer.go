@@ -230,17 +230,21 @@ func (w *Writer) flush() error {
 		end := min(start+w.chunkSize, len(batch))
 		docs = append(docs, chunkDoc{ID: bson.NewObjectID(), FilesID: w.filesID, N: first + i, Data: batch[start:end]})
 	}
+	if w.slots != nil {
+		// Taken here, not in the goroutine: while the store is busy the
+		// writer stops reading, so a waiting upload holds one batch, not
+		// two, and its client feels the backpressure.
+		select {
+		case w.slots <- struct{}{}:
+		case <-w.ctx.Done():
+			putBuffer(batch)
+			return w.fail(w.ctx.Err())
+		}
+	}
 	w.busy = true
 	go func() {
 		if w.slots != nil {
-			select {
-			case w.slots <- struct{}{}:
-				defer func() { <-w.slots }()
-			case <-w.ctx.Done():
-				putBuffer(batch)
-				w.inflight <- w.ctx.Err()
-				return
-			}
+			defer func() { <-w.slots }()
 		}
 		// Not cancelled with the upload: a cancelled insert may still land
 		// on the server after the cleanup ran, leaving orphans. A batch is
