@@ -86,7 +86,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	}
 	hdr.Set("Content-Type", ct)
 	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
-	if !prepareRange(req) {
+	if !prepareRange(req, f.Length) {
 		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 		return nil
 	}
@@ -119,10 +119,16 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 // ServeContent's check is not, so "Bytes=" is normalised. Empty list
 // elements are dropped, as RFC 9110 5.6.1 allows, and so are zero-length
 // suffixes ("-0"), which no file satisfies but ServeContent answers with an
-// empty 206; a set left with no range is unsatisfiable.
-func prepareRange(req *http.Request) bool {
+// empty 206; a set left with no range is unsatisfiable. A range of an
+// empty file is ignored: no Content-Range can describe a part of nothing,
+// and ServeContent would send "bytes 0--1/0".
+func prepareRange(req *http.Request, size int64) bool {
 	r := req.Header.Get("Range")
 	if r == "" {
+		return true
+	}
+	if size == 0 {
+		req.Header.Del("Range")
 		return true
 	}
 	unit, spec, ok := strings.Cut(r, "=")

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
@@ -61,6 +62,11 @@ func ParseFileID(s string) (any, error) {
 			return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidID, err)
 		}
 		return id, nil
+	}
+	if !utf8.ValidString(s) {
+		// A BSON string is UTF-8; the driver would store a mangled id
+		// that no path could name again.
+		return nil, fmt.Errorf("%w: not valid UTF-8", buckets.ErrInvalidID)
 	}
 	return buckets.ParseID(s)
 }

@@ -48,13 +48,28 @@ func uploadMetadata(h http.Header) (bson.D, error) {
 		}
 		key = strings.ToLower(key)
 		value := strings.Join(values, ", ")
-		if key == "" || strings.HasPrefix(key, "$") || strings.Contains(key, ".") {
+		if key == "" || strings.HasPrefix(key, "$") || strings.ContainsAny(key, ".\x00") || !utf8.ValidString(key) {
 			return nil, fmt.Errorf("%w: header %s: field names may not be empty, start with $ or contain a dot", buckets.ErrInvalidMetadata, name)
 		}
 		if !utf8.ValidString(value) {
 			return nil, fmt.Errorf("%w: header %s is not valid UTF-8", buckets.ErrInvalidMetadata, name)
 		}
 		md = setField(md, key, value)
+	}
+	if md == nil {
+		return nil, nil
+	}
+	// The whole document, X-Meta-* fields included, is checked as the
+	// store will see it, so that a bad field fails here and not at commit.
+	raw, err := bson.Marshal(md)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
+	}
+	if len(raw) > buckets.MaxMetadataBytes {
+		return nil, fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
+	}
+	if err := checkFieldNames(raw, "metadata", 1); err != nil {
+		return nil, err
 	}
 	return md, nil
 }
