@@ -35,8 +35,8 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 // hit is one request the gateway answered.
 type hit struct {
-	method, path, rng string
-	status            int
+	method, path, query, rng string
+	status                   int
 }
 
 // recorder wraps the gateway and remembers every status it sent, so a test
@@ -51,18 +51,25 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	rec.next.ServeHTTP(sw, r)
 	rec.mu.Lock()
-	rec.hits = append(rec.hits, hit{r.Method, r.URL.Path, r.Header.Get("Range"), sw.status})
+	rec.hits = append(rec.hits, hit{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Range"), sw.status})
 	rec.mu.Unlock()
 }
 
 // count returns how many requests for paths starting with prefix got
 // status (any status for 0) and were done.
 func (rec *recorder) count(prefix string, status int) int {
+	return rec.countWhere(func(h hit) bool {
+		return strings.HasPrefix(h.path, prefix) && (status == 0 || h.status == status)
+	})
+}
+
+// countWhere returns how many done requests match.
+func (rec *recorder) countWhere(match func(hit) bool) int {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	n := 0
 	for _, h := range rec.hits {
-		if strings.HasPrefix(h.path, prefix) && (status == 0 || h.status == status) {
+		if match(h) {
 			n++
 		}
 	}
@@ -74,7 +81,7 @@ func (rec *recorder) String() string {
 	defer rec.mu.Unlock()
 	var b strings.Builder
 	for _, h := range rec.hits {
-		fmt.Fprintf(&b, "%s %s range=%q -> %d\n", h.method, h.path, h.rng, h.status)
+		fmt.Fprintf(&b, "%s %s?%s range=%q -> %d\n", h.method, h.path, h.query, h.rng, h.status)
 	}
 	return b.String()
 }
@@ -396,37 +403,7 @@ func TestBrowserUI(t *testing.T) {
 		t.Errorf("after opening a file, focus is on %q, want its heading", focused)
 	}
 	before := rec.count("/id/media/", http.StatusPartialContent)
-	type playback struct {
-		Duration    float64 `json:"duration"`
-		CurrentTime float64 `json:"currentTime"`
-		Played      bool    `json:"played"`
-	}
-	p := eval[playback](t, ctx, "play and seek", `(async () => {
-		const v = document.getElementById("player");
-		if (v.readyState < 1) {
-			await new Promise((ok, fail) => {
-				v.addEventListener("loadedmetadata", ok, { once: true });
-				v.addEventListener("error", () => fail(new Error("media error " + (v.error && v.error.code))), { once: true });
-			});
-		}
-		v.muted = true;
-		await v.play();
-		const played = !v.paused;
-		v.pause();
-		const seeked = new Promise((ok) => v.addEventListener("seeked", ok, { once: true }));
-		v.currentTime = v.duration / 2;
-		await seeked;
-		return { duration: v.duration, currentTime: v.currentTime, played };
-	})()`)
-	if !p.Played {
-		t.Error("the video did not start playing")
-	}
-	if p.Duration < 3.5 || p.Duration > 4.5 {
-		t.Errorf("video duration = %v s, want about 4", p.Duration)
-	}
-	if p.CurrentTime < p.Duration/2-0.5 || p.CurrentTime > p.Duration/2+0.5 {
-		t.Errorf("after seeking to the middle, currentTime = %v s of %v", p.CurrentTime, p.Duration)
-	}
+	playAndSeek(t, ctx)
 	if n := rec.count("/id/media/", http.StatusPartialContent); n == 0 {
 		t.Errorf("the gateway answered no media request with 206 (%d before playing); requests:\n%s", before, rec)
 	}
@@ -562,6 +539,44 @@ func TestBrowserUI(t *testing.T) {
 		return m.Source == "network" && strings.Contains(m.URL, "/buckets/bad")
 	}); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// playAndSeek plays the video#player on the page, seeks to its middle and
+// checks that playback started and currentTime moved there; the clip is
+// testdata/clip.webm, 4 seconds long.
+func playAndSeek(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type playback struct {
+		Duration    float64 `json:"duration"`
+		CurrentTime float64 `json:"currentTime"`
+		Played      bool    `json:"played"`
+	}
+	p := eval[playback](t, ctx, "play and seek", `(async () => {
+		const v = document.getElementById("player");
+		if (v.readyState < 1) {
+			await new Promise((ok, fail) => {
+				v.addEventListener("loadedmetadata", ok, { once: true });
+				v.addEventListener("error", () => fail(new Error("media error " + (v.error && v.error.code))), { once: true });
+			});
+		}
+		v.muted = true;
+		await v.play();
+		const played = !v.paused;
+		v.pause();
+		const seeked = new Promise((ok) => v.addEventListener("seeked", ok, { once: true }));
+		v.currentTime = v.duration / 2;
+		await seeked;
+		return { duration: v.duration, currentTime: v.currentTime, played };
+	})()`)
+	if !p.Played {
+		t.Error("the video did not start playing")
+	}
+	if p.Duration < 3.5 || p.Duration > 4.5 {
+		t.Errorf("video duration = %v s, want about 4", p.Duration)
+	}
+	if p.CurrentTime < p.Duration/2-0.5 || p.CurrentTime > p.Duration/2+0.5 {
+		t.Errorf("after seeking to the middle, currentTime = %v s of %v", p.CurrentTime, p.Duration)
 	}
 }
 

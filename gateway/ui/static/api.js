@@ -1,9 +1,9 @@
 // The one module that talks to the gateway. Every request, link and media
-// URL the application uses is built here, so that access control can be
-// added in one place: authHeaders() is where "Authorization: Bearer" goes,
-// and mediaURL()/downloadURL() are asynchronous already because elements
-// such as <video> and <a download> cannot send headers and will need
-// short-lived signed URLs minted by the gateway.
+// URL the application uses is built here, and so is access control: the
+// token the user entered goes on every request as "Authorization: Bearer"
+// (authHeaders), and media elements and links, which a browser fetches
+// without custom headers, get short-lived signed URLs minted by the gateway
+// for the token's holder (mediaURL, downloadURL, linkURL).
 
 // The UI is served at /ui/ and the API at the root above it; resolving
 // against this module keeps working behind a path prefix (/x/ui/ -> /x/).
@@ -19,9 +19,43 @@ export class ApiError extends Error {
   }
 }
 
-/** Headers every API request carries. Seam for access control. */
+// The token lives in sessionStorage: it survives a reload of the tab but
+// not the browser session, and never goes into localStorage, a URL or a
+// cookie. When storage is unavailable (some private modes) it lives in
+// this module until the page goes.
+const tokenKey = "gridfsd.token";
+let memoryToken = "";
+
+/** The bearer token the user entered, or "". */
+export function getToken() {
+  try {
+    return sessionStorage.getItem(tokenKey) ?? "";
+  } catch {
+    return memoryToken;
+  }
+}
+
+/**
+ * Keeps secret as the token for this browser session ("" forgets it) and
+ * fires "gridfsd:token" on window so that views reload with it.
+ */
+export function setToken(secret) {
+  const value = (secret ?? "").trim();
+  memoryToken = value;
+  signed.clear(); // URLs minted for the old token carry its rights, not the new one's
+  try {
+    if (value) sessionStorage.setItem(tokenKey, value);
+    else sessionStorage.removeItem(tokenKey);
+  } catch {
+    // Storage refused: the token lives in memoryToken.
+  }
+  window.dispatchEvent(new Event("gridfsd:token"));
+}
+
+/** Headers every API request carries. */
 function authHeaders() {
-  return {};
+  const token = getToken();
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 /** A same-origin URL (path and query) for an API path. */
@@ -157,14 +191,81 @@ export function idURL(bucket, id, { download } = {}) {
   return url(idPath(bucket, id), { download: download ? 1 : "" });
 }
 
-/** src for <img>, <video>, <audio>. Seam for signed URLs. */
-export async function mediaURL(bucket, file) {
-  return idURL(bucket, file.id);
+// Signed URLs
+
+/** How long the signed URLs the UI mints stay valid (a Go duration for POST /sign). */
+export const signedLife = 10 * 60 * 1000;
+const signedLifeText = "10m";
+
+// Minted URLs by path, reused while at least half their life is left, so a
+// file page with a player and several links asks the gateway once per path.
+// An entry holds the promise, so callers at the same moment share one mint.
+const signed = new Map(); // path -> {minted: Promise<url>, expires: ms}
+
+/**
+ * A URL that lets a browser GET path (an API path such as /id/media/…)
+ * without a token: the path with the gateway's expires and signature
+ * query, minted by POST /sign for the current token. Without a token it is
+ * the plain URL, which works for anonymous readers. query is appended
+ * after the signature (the signature covers method and path only).
+ */
+async function signedURL(path, query = {}) {
+  if (!getToken()) return url(path, query);
+  let hit = signed.get(path);
+  if (!hit || hit.expires - Date.now() < signedLife / 2) {
+    // Counted from the local clock when asked, so a skewed clock in the
+    // browser does not keep an expired URL in use.
+    const entry = { expires: Date.now() + signedLife };
+    entry.minted = requestJSON("POST", "/sign", { json: { method: "GET", path, expires: signedLifeText } }).then(
+      (doc) => doc.url,
+      (err) => {
+        // A gateway without a signing key (or without access control,
+        // where a token changes nothing) cannot sign: the plain URL is the
+        // best there is, and works wherever anonymous reading does.
+        if (err.code === "signing_disabled") return null;
+        if (signed.get(path) === entry) signed.delete(path);
+        throw err;
+      },
+    );
+    signed.set(path, entry);
+    hit = entry;
+  }
+  const minted = await hit.minted;
+  if (minted === null) return url(path, query);
+  // The gateway answers with its own path; url() puts it under the prefix
+  // the UI is served behind, as for every other request.
+  const [signedPath, signature] = minted.split("?", 2);
+  const u = new URL(url(signedPath), location.href);
+  u.search = signature;
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== "") u.searchParams.set(k, String(v));
+  }
+  return u.pathname + u.search;
 }
 
-/** href of a download link. Seam for signed URLs. */
-export async function downloadURL(bucket, file) {
-  return idURL(bucket, file.id, { download: true });
+/** Whether the URLs below are signed (a token is set), so they expire. */
+export function linksExpire() {
+  return getToken() !== "";
+}
+
+/** src for <img>, <video>, <audio>: signed when a token is set. */
+export function mediaURL(bucket, file) {
+  return signedURL(idPath(bucket, file.id), {});
+}
+
+/** href of a download link: signed when a token is set. */
+export function downloadURL(bucket, file) {
+  return signedURL(idPath(bucket, file.id), { download: 1 });
+}
+
+/** href of a link to the content by name (revision as in fileURL), signed when a token is set. */
+export function nameLinkURL(bucket, name, { revision, download } = {}) {
+  return signedURL(`${bucketPath(bucket)}/${namePath(name)}`, { revision, download: download ? 1 : "" });
+}
+
+/** href of a link to one file by id, signed when a token is set. */
+export function idLinkURL(bucket, id) {
+  return signedURL(idPath(bucket, id), {});
 }
 
 /** The Content-Type the gateway serves a file with (it sniffs when none is stored). */

@@ -6,6 +6,7 @@ import { clearError, showError } from "./shell.js";
 import { renderBuckets } from "./buckets.js";
 import { renderFiles } from "./files.js";
 import { renderFile } from "./file.js";
+import { initToken } from "./token.js";
 
 const main = document.getElementById("main");
 let current = null; // AbortController of the view on screen
@@ -64,4 +65,8 @@ for (const type of ["dragover", "drop"]) {
 }
 
 window.addEventListener("hashchange", () => navigate());
+// A new token (or none) may see other buckets and files: show the view
+// again with it, leaving focus in the header where the user is.
+window.addEventListener("gridfsd:token", () => navigate({ focus: false }));
+initToken();
 navigate({ focus: false });

@@ -21,7 +21,15 @@ async function load(section, signal) {
   if (buckets.length === 0) {
     fill(
       section,
-      h("p", {}, "No buckets yet. Create one below, or upload into the default bucket ", h("a", { href: route("fs") }, "fs"), "."),
+      h(
+        "p",
+        {},
+        // With access control the list holds only what the caller may read.
+        api.getToken() ? "No buckets yet, or none your token may read. " : "No buckets yet, or none that anonymous users may read (enter a token above to see yours). ",
+        "Create one below, or upload into the default bucket ",
+        h("a", { href: route("fs") }, "fs"),
+        ".",
+      ),
     );
     return;
   }

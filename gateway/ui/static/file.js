@@ -5,6 +5,7 @@ import { h, sizeEl, timeEl } from "./dom.js";
 import { route } from "./routes.js";
 import { setPage, showError, clearError, notify, confirmAction } from "./shell.js";
 import { renderPreview } from "./preview.js";
+import { liveLink } from "./links.js";
 
 export async function renderFile(main, params, signal) {
   const { bucket, name } = params;
@@ -45,10 +46,12 @@ export async function renderFile(main, params, signal) {
 
 function details(bucket, file, n, newest) {
   const row = (label, ...value) => [h("dt", {}, label), h("dd", {}, ...value)];
-  const openHref = api.fileURL(bucket, file.filename, { revision: n === newest ? undefined : n });
-  const download = h("a", { href: api.idURL(bucket, file.id, { download: true }), download: "" }, "Download");
-  // Links that need signing later are filled in from the async seam.
-  api.downloadURL(bucket, file).then((href) => (download.href = href));
+  const revision = n === newest ? undefined : n;
+  // Plain URLs at first; with a token set they become signed ones, since a
+  // followed link sends no Authorization header.
+  const open = liveLink(h("a", { href: api.fileURL(bucket, file.filename, { revision }) }, "Open"), () => api.nameLinkURL(bucket, file.filename, { revision }));
+  const download = liveLink(h("a", { href: api.idURL(bucket, file.id, { download: true }), download: "" }, "Download"), () => api.downloadURL(bucket, file));
+  const permanent = liveLink(h("a", { href: api.idURL(bucket, file.id) }, "Permanent link (by id)"), () => api.idLinkURL(bucket, file.id));
   return h(
     "section",
     { class: "card", "aria-labelledby": "details-h" },
@@ -67,10 +70,11 @@ function details(bucket, file, n, newest) {
     h(
       "p",
       { class: "links" },
-      h("a", { href: openHref }, "Open"),
+      open,
       download,
-      h("a", { href: api.idURL(bucket, file.id) }, "Permanent link (by id)"),
+      permanent,
     ),
+    api.linksExpire() ? h("p", { class: "muted" }, "These links and those of the revisions are signed for your token: anyone who has one can read the file with it for 10 minutes.") : null,
   );
 }
 
@@ -143,8 +147,8 @@ function revisionsSection(bucket, name, revisions, current) {
             h(
               "td",
               { class: "links", "data-label": "Links" },
-              h("a", { href: api.fileURL(bucket, name, { revision: i }) }, `?revision=${i}`),
-              h("a", { href: api.idURL(bucket, f.id) }, `by id`),
+              liveLink(h("a", { href: api.fileURL(bucket, name, { revision: i }) }, `?revision=${i}`), () => api.nameLinkURL(bucket, name, { revision: i })),
+              liveLink(h("a", { href: api.idURL(bucket, f.id) }, "by id"), () => api.idLinkURL(bucket, f.id)),
             ),
           ),
         ),

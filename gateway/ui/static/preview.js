@@ -1,9 +1,11 @@
 // Previews by content type: images inline, audio and video players whose
 // src is the gateway URL (the browser's range requests make seeking work),
 // the first 64 KiB of text and JSON, and a download link for the rest.
+// With a token set, media and links use signed URLs (see api.js).
 
 import * as api from "./api.js";
 import { h, fill, formatBytes, errorText } from "./dom.js";
+import { liveLink } from "./links.js";
 
 const textMax = 64 * 1024;
 
@@ -43,7 +45,7 @@ export async function renderPreview(section, bucket, file, signal) {
     await show(body, bucket, file, type, signal);
   } catch (err) {
     if (err.name === "AbortError") return;
-    fill(body, h("p", { class: "error-text" }, `No preview: ${errorText(err)}`), await downloadLink(bucket, file));
+    fill(body, h("p", { class: "error-text" }, `No preview: ${errorText(err)}`), downloadLink(bucket, file));
   }
 }
 
@@ -53,7 +55,7 @@ async function show(body, bucket, file, type, signal) {
   switch (kind) {
     case "image": {
       const img = h("img", { src: await api.mediaURL(bucket, file), alt: `Preview of ${name}`, decoding: "async" });
-      img.addEventListener("error", async () => fill(body, h("p", {}, "The browser cannot show this image."), await downloadLink(bucket, file)), { once: true });
+      img.addEventListener("error", () => fill(body, h("p", {}, "The browser cannot show this image."), downloadLink(bucket, file)), { once: true });
       fill(body, img);
       return;
     }
@@ -63,14 +65,29 @@ async function show(body, bucket, file, type, signal) {
       // does not say which (Go maps .webm to audio/webm): a <video> plays
       // either, and shrinks to its controls once it knows there is no picture.
       const tag = kind === "audio" && !/^audio\/(webm|ogg|mp4)\b/i.test(type) ? "audio" : "video";
+      let minted = Date.now();
       const media = h(tag, { src: await api.mediaURL(bucket, file), controls: true, preload: "metadata", id: "player", "aria-label": `Player: ${name}` });
       media.addEventListener("loadedmetadata", () => media.classList.toggle("audio-only", tag === "video" && media.videoWidth === 0));
-      media.addEventListener(
-        "error",
-        async () => fill(body, h("p", {}, `The browser cannot play this ${kind} format.`), await downloadLink(bucket, file)),
-        { once: true },
-      );
-      fill(body, media, h("p", {}, await downloadLink(bucket, file)));
+      const failed = () => fill(body, h("p", {}, `The browser cannot play this ${kind} format.`), downloadLink(bucket, file));
+      media.addEventListener("error", async () => {
+        // A player asks for ranges as long as it plays, and a signed URL
+        // expires: once it may have, mint a new one and go on from where
+        // playback was. A fresh URL that fails means the format.
+        if (!api.linksExpire() || Date.now() - minted < api.signedLife / 2) return failed();
+        const at = media.currentTime;
+        const playing = !media.paused;
+        try {
+          minted = Date.now();
+          media.src = await api.mediaURL(bucket, file);
+          media.addEventListener("loadedmetadata", () => {
+            media.currentTime = at;
+            if (playing) media.play().catch(() => {});
+          }, { once: true });
+        } catch (err) {
+          fill(body, h("p", { class: "error-text" }, `Cannot play: ${errorText(err)}`), downloadLink(bucket, file));
+        }
+      });
+      fill(body, media, h("p", {}, downloadLink(bucket, file)));
       return;
     }
     case "json":
@@ -87,15 +104,16 @@ async function show(body, bucket, file, type, signal) {
       fill(
         body,
         h("pre", { class: "text-preview", tabindex: "0", "aria-label": `Contents of ${name}` }, text || "(empty file)"),
-        truncated ? h("p", { class: "muted" }, `Showing the first ${formatBytes(bytes.length)} of ${formatBytes(file.length)}. `, await downloadLink(bucket, file)) : null,
+        truncated ? h("p", { class: "muted" }, `Showing the first ${formatBytes(bytes.length)} of ${formatBytes(file.length)}. `, downloadLink(bucket, file)) : null,
       );
       return;
     }
     default:
-      fill(body, h("p", {}, `No preview for this type of file (${file.contentType || "unknown type"}). `, await downloadLink(bucket, file)));
+      fill(body, h("p", {}, `No preview for this type of file (${file.contentType || "unknown type"}). `, downloadLink(bucket, file)));
   }
 }
 
-async function downloadLink(bucket, file) {
-  return h("a", { href: await api.downloadURL(bucket, file), download: "" }, `Download ${file.filename} (${formatBytes(file.length)})`);
+function downloadLink(bucket, file) {
+  const a = h("a", { href: api.idURL(bucket, file.id, { download: true }), download: "" }, `Download ${file.filename} (${formatBytes(file.length)})`);
+  return liveLink(a, () => api.downloadURL(bucket, file));
 }

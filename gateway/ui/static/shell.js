@@ -2,6 +2,7 @@
 // messages and the confirmation dialog.
 
 import { h, fill, errorText } from "./dom.js";
+import { getToken } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,15 +17,39 @@ export function setPage(title, crumbs) {
   );
 }
 
-/** Shows an error in the banner, which screen readers announce. */
+/**
+ * Shows an error in the banner, which screen readers announce. A refusal
+ * for want of a (valid) token says so and moves focus to the token field;
+ * a refusal of the token says that it may not do this.
+ */
 export function showError(err, context) {
   if (err?.name === "AbortError") return;
   const banner = $("error");
-  fill(
-    banner,
-    h("p", {}, h("strong", {}, context ? `${context}: ` : "Error: "), errorText(err)),
-    h("button", { type: "button", class: "link", onclick: clearError }, "Dismiss"),
-  );
+  const status = err?.name === "ApiError" ? err.status : 0;
+  const dismiss = h("button", { type: "button", class: "link", onclick: clearError }, "Dismiss");
+  if (status === 401 || status === 403) {
+    let lead;
+    let hint;
+    if (status === 403) {
+      lead = "Not allowed";
+      hint = "Your token may not do this. Ask for a token with more access, or enter another one in the Token field at the top.";
+    } else if (getToken()) {
+      lead = "Token not accepted";
+      hint = "The gateway did not accept the saved token. Enter another one in the Token field at the top, or forget it to see what anonymous users may see.";
+    } else {
+      lead = "Token needed";
+      hint = "This needs an access token. Enter yours in the Token field at the top and press Save.";
+    }
+    fill(
+      banner,
+      h("div", { class: "error-body" }, h("p", {}, h("strong", {}, `${lead}: `), hint), h("p", { class: "error-detail" }, context ? `${context}: ` : "The gateway said: ", errorText(err))),
+      dismiss,
+    );
+    banner.hidden = false;
+    if (status === 401) $("token").focus();
+    return;
+  }
+  fill(banner, h("p", {}, h("strong", {}, context ? `${context}: ` : "Error: "), errorText(err)), dismiss);
   banner.hidden = false;
 }
 
