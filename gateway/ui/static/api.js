@@ -43,6 +43,7 @@ export function setToken(secret) {
   const value = (secret ?? "").trim();
   memoryToken = value;
   signed.clear(); // URLs minted for the old token carry its rights, not the new one's
+  signingOff = false;
   try {
     if (value) sessionStorage.setItem(tokenKey, value);
     else sessionStorage.removeItem(tokenKey);
@@ -201,6 +202,8 @@ const signedLifeText = "10m";
 // file page with a player and several links asks the gateway once per path.
 // An entry holds the promise, so callers at the same moment share one mint.
 const signed = new Map(); // path -> {minted: Promise<url>, expires: ms}
+// Set once the gateway said it cannot sign, so that it is asked once per token.
+let signingOff = false;
 
 /**
  * A URL that lets a browser GET path (an API path such as /id/media/…)
@@ -210,7 +213,7 @@ const signed = new Map(); // path -> {minted: Promise<url>, expires: ms}
  * after the signature (the signature covers method and path only).
  */
 async function signedURL(path, query = {}) {
-  if (!getToken()) return url(path, query);
+  if (!getToken() || signingOff) return url(path, query);
   let hit = signed.get(path);
   if (!hit || hit.expires - Date.now() < signedLife / 2) {
     // Counted from the local clock when asked, so a skewed clock in the
@@ -222,7 +225,10 @@ async function signedURL(path, query = {}) {
         // A gateway without a signing key (or without access control,
         // where a token changes nothing) cannot sign: the plain URL is the
         // best there is, and works wherever anonymous reading does.
-        if (err.code === "signing_disabled") return null;
+        if (err.code === "signing_disabled") {
+          signingOff = true;
+          return null;
+        }
         if (signed.get(path) === entry) signed.delete(path);
         throw err;
       },
