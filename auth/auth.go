@@ -159,6 +159,9 @@ func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Pri
 		}
 		p := Principal{Name: t.Name, Access: t.accessTo(bucket)}
 		if p.Access < need {
+			if p.Access == None {
+				return p, fmt.Errorf("%w: token %s has no access to bucket %q", ErrForbidden, t.Name, bucket)
+			}
 			return p, fmt.Errorf("%w: token %s has %s access to bucket %q, this needs %s", ErrForbidden, t.Name, p.Access, bucket, need)
 		}
 		return p, nil
