@@ -223,10 +223,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		served <- srv.Serve(ln)
 	}()
 	sweepDone := make(chan struct{})
-	sctx, stopSweep := context.WithCancel(ctx)
+	sweepCtx, stopSweep := context.WithCancel(ctx)
 	go func() {
 		defer close(sweepDone)
-		s.runSweeper(sctx)
+		s.runSweeper(sweepCtx)
 	}()
 	defer func() {
 		stopSweep()
