@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,4 +268,47 @@ func TestOpenListenerWarning(t *testing.T) {
 			t.Errorf("listen %s, auth %v: warned %v, want %v; log:\n%s", tc.listen, tc.auth != nil, got, tc.warn, logs.String())
 		}
 	}
+}
+
+// TestAccessLog: the request line names the token that made the request,
+// never its secret.
+func TestAccessLog(t *testing.T) {
+	a, err := auth.New(testAuthConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncLog
+	e := newEnv(t, gateway.Config{Auth: a, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.put("/b/media/x", "x", bearer(writerSecret))
+	e.do("GET", "/b/media/x", bearer(readerSecret), "")
+	e.do("GET", "/b/media/x", bearer("wrong-wrong-wrong-wrong"), "")
+	out := logs.String()
+	for _, want := range []string{"principal=writer", "principal=reader", "status=401"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{writerSecret, readerSecret, "wrong-wrong-wrong-wrong"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("log holds a secret:\n%s", out)
+		}
+	}
+}
+
+// syncLog is a log written by handlers on other goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncLog) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -65,7 +65,8 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if res.Status < 400 && (route == "/healthz" || route == "/readyz" || route == "/metrics") {
 			level = slog.LevelDebug // probes and scrapes every few seconds would drown the rest
 		}
-		log.Log(req.Context(), level, "request", attrs...)
+		// The handler's logger: access control adds the principal to it.
+		requestLogger(c).Log(req.Context(), level, "request", attrs...)
 		return nil
 	}
 }
