@@ -224,3 +224,23 @@ func TestHostileRawRequests(t *testing.T) {
 		t.Errorf("healthz after hostile requests: %d", res.StatusCode)
 	}
 }
+
+// TestMetadataHeaderLargerThanADocument: with header limits raised far
+// enough to carry it, metadata larger than a files document may hold is
+// refused before anything is written; under the default limit the header
+// never reaches the gateway (431).
+func TestMetadataHeaderLargerThanADocument(t *testing.T) {
+	e, _ := serveEnv(t, gateway.Config{MaxHeaderBytes: 20 << 20})
+	big := `{"a":"` + strings.Repeat("x", 17<<20) + `"}`
+	e.run([]httpTest{
+		{name: "17 MiB of metadata", method: "PUT", path: "/b/fs/x", body: "x", header: map[string]string{"X-Gridfs-Metadata": big}, code: 400, errCode: "invalid_metadata"},
+		{name: "17 MiB of X-Meta", method: "PUT", path: "/b/fs/x", body: "x", header: map[string]string{"X-Meta-A": big[6 : len(big)-2]}, code: 400, errCode: "invalid_metadata"},
+	})
+	e.mustBeEmpty("fs")
+	small, _ := serveEnv(t, gateway.Config{})
+	res, _ := small.do("PUT", "/b/fs/x", map[string]string{"X-Gridfs-Metadata": `{"a":"` + strings.Repeat("x", 100<<10) + `"}`}, "x")
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("100 KiB metadata header under the default limit: %d, want 431", res.StatusCode)
+	}
+	small.mustBeEmpty("fs")
+}
