@@ -294,8 +294,8 @@ func TestKilledUploadSweeper(t *testing.T) {
 
 	// The grace is generous next to the second the live upload takes
 	// between batches, so only the dead upload's chunks age past it.
-	srv := startServe(t, bin, mdb.Name(), "--sweep-interval", "200ms", "--sweep-grace", "4s")
-	const liveSize = 12 * batch
+	srv := startServe(t, bin, mdb.Name(), "--sweep-interval", "200ms", "--sweep-grace", "6s")
+	const liveSize = 16 * batch
 	live := content(liveSize, 3)
 	conn := srv.streamingUpload(t, "live", chunkSize, liveSize)
 	swept := func() bool { return strings.Contains(srv.log.String(), "removed orphaned chunks") }
