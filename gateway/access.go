@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,7 +160,7 @@ func readSignRequest(r io.Reader) (parsedSign, error) {
 		return p, badRequest("body of more than %d bytes", maxSignBytes)
 	}
 	var sr signRequest
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&sr); err != nil {
 		return p, badRequest(`body is not {"method": "GET", "path": "/b/bucket/name", "expires": "10m"}: %v`, err)
