@@ -144,6 +144,7 @@ type Server struct {
 	// is set.
 	uploads chan struct{}
 	tls     *tls.Config
+	live    *liveUploads
 }
 
 // New builds a Server from cfg.
@@ -157,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 		metrics:    newMetrics(prometheus.NewRegistry()),
 		base:       base,
 		cancelBase: cancel,
+		live:       &liveUploads{},
 	}
 	if cfg.MaxConcurrentUploads > 0 {
 		s.uploads = make(chan struct{}, cfg.MaxConcurrentUploads)
@@ -171,7 +173,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	h := &handler{db: cfg.DB, cfg: cfg, metrics: s.metrics}
+	h := &handler{db: cfg.DB, cfg: cfg, metrics: s.metrics, live: s.live}
 	s.echo = newRouter(s, h)
 	return s, nil
 }

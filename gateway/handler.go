@@ -20,6 +20,7 @@ type handler struct {
 	db      *buckets.DB
 	cfg     Config
 	metrics *metrics
+	live    *liveUploads // uploads in progress, which the sweeper spares
 }
 
 // healthz says the process answers; it never touches MongoDB, so that a

@@ -2,8 +2,45 @@ package gateway
 
 import (
 	"context"
+	"sync"
 	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
 )
+
+// liveUploads are the uploads this process is writing, by bucket and
+// formatted files_id. The sweeper never removes their chunks, whatever
+// their age: a client that sends less than a chunk batch in the grace
+// period would otherwise see its upload's first chunks swept. Uploads of
+// other gateways are protected by the grace period alone.
+type liveUploads struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func liveKey(bucket string, id any) string { return bucket + "\x00" + buckets.FormatID(id) }
+
+// add marks an upload live until the returned function is called.
+func (l *liveUploads) add(bucket string, id any) (done func()) {
+	k := liveKey(bucket, id)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ids == nil {
+		l.ids = make(map[string]bool)
+	}
+	l.ids[k] = true
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.ids, k)
+	}
+}
+
+func (l *liveUploads) has(bucket string, id any) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ids[liveKey(bucket, id)]
+}
 
 // runSweeper removes orphaned chunks from every bucket every SweepInterval
 // until ctx ends; it does nothing when SweepInterval is 0. Orphans are the
@@ -29,7 +66,7 @@ func (s *Server) runSweeper(ctx context.Context) {
 }
 
 // Sweep removes the orphaned chunks older than SweepGrace from every
-// bucket once, logging what it removed, and returns how many chunks it
+// bucket once, except those of uploads this server is running, logging what it removed, and returns how many chunks it
 // removed. Failures are logged and the next bucket is tried: a sweep is
 // housekeeping, and a store outage is reported by /readyz already.
 func (s *Server) Sweep(ctx context.Context) int64 {
@@ -51,10 +88,16 @@ func (s *Server) Sweep(ctx context.Context) int64 {
 			log.Warn("sweep: find orphans", "bucket", info.Name, "error", err)
 			continue
 		}
-		if len(orphans.Old) == 0 {
+		var old []buckets.Orphan
+		for _, o := range orphans.Old {
+			if !s.live.has(info.Name, o.FilesID) {
+				old = append(old, o)
+			}
+		}
+		if len(old) == 0 {
 			continue
 		}
-		removed, chunks, err := b.RemoveOrphans(ctx, orphans.Old)
+		removed, chunks, err := b.RemoveOrphans(ctx, old)
 		if err != nil {
 			log.Warn("sweep: remove orphans", "bucket", info.Name, "error", err)
 		}

@@ -1,7 +1,12 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +51,46 @@ func TestSweep(t *testing.T) {
 		{name: "other file intact", method: "GET", path: "/b/other/keep", code: 200, resBody: str("committed")},
 		{name: "counted", method: "GET", path: "/metrics", code: 200, contains: []string{"gridfsd_swept_chunks_total 2"}},
 	})
+}
+
+// TestSweepSparesLiveUploads: an upload this server is running keeps its
+// chunks through sweeps however old they are, here with a grace period of
+// a nanosecond, and commits complete.
+func TestSweepSparesLiveUploads(t *testing.T) {
+	e := newEnv(t, gateway.Config{SweepGrace: time.Nanosecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const chunkSize, size = 64 << 10, 3 << 20
+	content := pattern(size)
+	fmt.Fprintf(conn, "PUT /b/fs/slow?chunkSize=%d HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", chunkSize, size)
+	conn.Write([]byte(content[:size/2])) // more than one insert batch
+	waitFor(t, "chunks of the slow upload", func() bool { _, c := e.counts("fs"); return c > 0 })
+	time.Sleep(1100 * time.Millisecond) // ObjectId timestamps count whole seconds
+
+	if n := e.srv.Sweep(context.Background()); n != 0 {
+		t.Fatalf("the sweep removed %d chunks of a live upload", n)
+	}
+	conn.Write([]byte(content[size/2:]))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("slow upload: %d", res.StatusCode)
+	}
+	e.run([]httpTest{{name: "complete", method: "GET", path: "/b/fs/slow", code: 200, resBody: str(content)}})
+	// Once the upload is over, its id is no longer spared: a dead upload's
+	// chunks with the same age go.
+	chunks := e.db.Database().Collection("fs.chunks")
+	old := bson.NewObjectIDFromTimestamp(time.Now().Add(-time.Minute))
+	if _, err := chunks.InsertOne(context.Background(), bson.D{{Key: "_id", Value: old}, {Key: "files_id", Value: "dead"}, {Key: "n", Value: int32(0)}, {Key: "data", Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.srv.Sweep(context.Background()); n != 1 {
+		t.Errorf("swept %d chunks, want the dead upload's 1", n)
+	}
 }

@@ -58,6 +58,7 @@ func (h *handler) upload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	defer h.live.add(b.Name(), up.ID())()
 	// From here on, every failure must Abort: it removes the chunks written.
 	f, err := h.receive(ctx, up, req.Body, limitReader{left: limit, name: limitName}, sums, func() error {
 		// Checked again just before the commit: another client may have
