@@ -194,6 +194,17 @@ func TestSignedURLs(t *testing.T) {
 		{name: "sign unknown field", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","bucket":"secret"}`, code: 400, errCode: "bad_request"},
 	})
 
+	// A signed listing: the signature's parameters are not list filters.
+	res, body = e.signURL(readerSecret, "GET", "/b/media/", "1m")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign listing: %d %s", res.StatusCode, body)
+	}
+	mustJSON(t, body, &signed)
+	e.run([]httpTest{
+		{name: "signed listing", method: "GET", path: signed.URL, code: 200, contains: []string{`"dir/clip one.mp4"`}},
+		{name: "signed listing with a filter", method: "GET", path: signed.URL + "&prefix=dir/", code: 200, contains: []string{`"dir/clip one.mp4"`}},
+	})
+
 	// An expired signature, made with the same key.
 	q, err := a.Sign("GET", "/b/media/dir/clip one.mp4", time.Now().Add(-time.Minute))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -64,6 +65,8 @@ func listQuery(c echo.Context) (buckets.Query, error) {
 			q.Regex = v
 		case k == "cursor":
 			q.After = v
+		case k == auth.ParamExpires || k == auth.ParamSignature:
+			// A signed URL's credential, checked by access control.
 		case k == "limit":
 			n, err := intParam(c, "limit", 0)
 			if err != nil {
