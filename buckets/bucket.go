@@ -315,15 +315,16 @@ type UploadOptions struct {
 // Upload is a file being written. Write its content, then Commit; or Abort.
 // Until Commit returns, no reader can see the file.
 type Upload struct {
-	b        *Bucket
-	ctx      context.Context
-	id       any
-	filename string
-	metadata bson.D
-	extra    bson.D
-	w        *chunker.Writer
-	max      int64
-	done     bool
+	b         *Bucket
+	ctx       context.Context
+	id        any
+	filename  string
+	metadata  bson.D
+	extra     bson.D
+	w         *chunker.Writer
+	max       int64
+	done      bool
+	committed bool
 }
 
 // OpenUpload starts an upload of a file named filename. It checks the name,
@@ -363,7 +364,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	} else if !errors.Is(err, ErrFileNotFound) {
 		return nil, err
 	}
-	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize, Slots: b.db.inserts})
+	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize, Budget: b.db.uploads})
 	if err != nil {
 		return nil, err
 	}
@@ -447,11 +448,16 @@ func (u *Upload) Commit() (*File, error) {
 		}
 		return nil, fmt.Errorf("upload %q: write files document: %w", u.filename, err)
 	}
+	u.committed = true
 	return ParseFile(raw)
 }
 
 // Abort stops the upload and removes what it wrote.
+// After a successful Commit it does nothing: the file is stored.
 func (u *Upload) Abort() error {
+	if u.committed {
+		return nil
+	}
 	u.done = true
 	return u.w.Abort()
 }

@@ -138,3 +138,30 @@ func joined(s []string) string {
 	}
 	return out
 }
+
+func TestAbortAfterCommitKeepsTheFile(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	up, err := b.OpenUpload(ctx, "kept", buckets.UploadOptions{ChunkSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up.Write([]byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := up.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Abort(); err != nil { // a deferred Abort on a path that committed
+		t.Fatal(err)
+	}
+	d, err := b.OpenID(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got, err := io.ReadAll(d); err != nil || string(got) != "0123456789" {
+		t.Fatalf("after Abort: %q, %v", got, err)
+	}
+}

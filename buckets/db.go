@@ -53,20 +53,24 @@ func (s Settings) check() error {
 type DB struct {
 	db *mongo.Database
 
-	inserts chunker.Slots
+	uploads *chunker.Budget
 
 	mu      sync.Mutex
 	indexed map[string]bool
 }
 
-// ConcurrentInserts bounds the chunk inserts in flight across all uploads
-// through one DB: enough to keep a store busy, few enough that memory stays
-// flat however many clients upload at once (see chunker.Slots).
-const ConcurrentInserts = 8
+// Limits of the chunk writers of all uploads through one DB (see
+// chunker.Budget): enough inserts in flight to keep a store busy, and a
+// batch budget that gives one upload large batches and keeps memory flat
+// however many clients upload at once.
+const (
+	ConcurrentInserts = 8
+	UploadBufferBytes = 32 << 20
+)
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, inserts: chunker.NewSlots(ConcurrentInserts), indexed: make(map[string]bool)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]bool)}
 }
 
 // Database is the underlying database.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/minio/sha256-simd"
@@ -12,21 +13,42 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// DefaultBatchBytes is how many bytes of chunks one InsertMany carries by
-// default: two chunks of the default size. A writer holds at most two
-// batches, one being filled and one being inserted. Larger batches measured
-// no faster (tests/bench), and memory under many concurrent uploads grows
-// with them.
-const DefaultBatchBytes = 2 * DefaultChunkSize
+// DefaultBatchBytes is how many bytes of chunks one InsertMany carries at
+// most by default: four chunks of the default size. Two chunks cost a tenth
+// of the throughput on the embedded store, eight gained little and doubled
+// the memory of one upload (tests/bench). A writer holds at most two
+// batches, one being filled and one being inserted; a Budget shrinks them
+// when many writers share it.
+const DefaultBatchBytes = 4 * DefaultChunkSize
 
-// Slots bounds how many batch inserts the Writers that share it run at
-// once. The driver copies a batch about three times while it inserts it, so
-// memory grows with inserts in flight, not with uploads: sharing Slots keeps
-// a process with many concurrent uploads flat. A nil Slots is unbounded.
-type Slots chan struct{}
+// Budget is what the Writers of one process share so that memory stays flat
+// however many clients upload at once. It bounds the inserts in flight (the
+// driver copies a batch about three times while it inserts it), and it
+// divides a byte budget for batches among the writers that are active, down
+// to two chunks each: one upload gets large batches, many get small ones,
+// and with many the store is the bottleneck anyway. A nil Budget bounds
+// nothing.
+type Budget struct {
+	slots  chan struct{}
+	bytes  int
+	active atomic.Int64
+}
 
-// NewSlots returns Slots for n concurrent inserts.
-func NewSlots(n int) Slots { return make(Slots, max(n, 1)) }
+// NewBudget returns a Budget for inserts concurrent inserts and bytes of
+// batch buffers in all.
+func NewBudget(inserts, bytes int) *Budget {
+	return &Budget{slots: make(chan struct{}, max(inserts, 1)), bytes: bytes}
+}
+
+// batchBytes is the batch size for one of the active writers: its share of
+// the budget (two batches each), between two chunks and limit.
+func (b *Budget) batchBytes(chunkSize, limit int) int {
+	if b == nil {
+		return limit
+	}
+	share := b.bytes / (2 * int(max(b.active.Load(), 1)))
+	return min(max(share, 2*chunkSize), limit)
+}
 
 // abortTimeout bounds the cleanup after a failed or cancelled upload; it runs
 // on a context of its own because the upload's context may be the reason.
@@ -40,12 +62,12 @@ const batchTimeout = 2 * time.Minute
 type WriterOptions struct {
 	// ChunkSize is the size of every chunk but the last; 0 means DefaultChunkSize.
 	ChunkSize int
-	// BatchBytes is the payload of one InsertMany, rounded to whole chunks
-	// and at least one chunk; 0 means DefaultBatchBytes.
+	// BatchBytes is the largest payload of one InsertMany, rounded to
+	// whole chunks and at least one chunk; 0 means DefaultBatchBytes.
 	BatchBytes int
-	// Slots, when set, is shared with other Writers to bound the inserts
-	// in flight across them.
-	Slots Slots
+	// Budget, when set, is shared with other Writers to bound the inserts
+	// in flight and the batch memory across them.
+	Budget *Budget
 }
 
 // Writer streams bytes into the chunk documents of one file. Reading the
@@ -59,8 +81,9 @@ type Writer struct {
 	chunks    *mongo.Collection
 	filesID   any
 	chunkSize int
-	batchCap  int // bytes in a full batch, a multiple of chunkSize
-	slots     Slots
+	maxBatch  int // BatchBytes
+	batchCap  int // bytes in the batch being filled, a multiple of chunkSize
+	budget    *Budget
 
 	hash   hash.Hash
 	length int64
@@ -71,6 +94,7 @@ type Writer struct {
 	busy     bool
 	err      error // sticky: the first failure, after which the writer has aborted
 	closed   bool
+	left     bool // the budget no longer counts this writer
 }
 
 var _ io.WriteCloser = (*Writer)(nil)
@@ -88,17 +112,34 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 	if opts.BatchBytes <= 0 {
 		opts.BatchBytes = DefaultBatchBytes
 	}
-	perBatch := max(opts.BatchBytes/opts.ChunkSize, 1)
+	if opts.Budget != nil {
+		opts.Budget.active.Add(1)
+	}
 	return &Writer{
 		ctx:       ctx,
 		chunks:    chunks,
 		filesID:   filesID,
 		chunkSize: opts.ChunkSize,
-		batchCap:  perBatch * opts.ChunkSize,
-		slots:     opts.Slots,
+		maxBatch:  opts.BatchBytes,
+		budget:    opts.Budget,
 		hash:      sha256.New(),
 		inflight:  make(chan error, 1),
 	}, nil
+}
+
+// newBatch takes a buffer for the next batch, sized by the budget's share.
+func (w *Writer) newBatch() {
+	bytes := w.budget.batchBytes(w.chunkSize, w.maxBatch)
+	w.batchCap = max(bytes/w.chunkSize, 1) * w.chunkSize
+	w.buf = getBuffer(w.batchCap)[:0]
+}
+
+// leave gives the writer's share of the budget back, once.
+func (w *Writer) leave() {
+	if w.budget != nil && !w.left {
+		w.left = true
+		w.budget.active.Add(-1)
+	}
 }
 
 // Write adds p to the file.
@@ -109,7 +150,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
 		if w.buf == nil {
-			w.buf = getBuffer(w.batchCap)[:0]
+			w.newBatch()
 		}
 		n := copy(w.buf[len(w.buf):w.batchCap], p)
 		w.hash.Write(p[:n])
@@ -135,7 +176,7 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	var total int64
 	for {
 		if w.buf == nil {
-			w.buf = getBuffer(w.batchCap)[:0]
+			w.newBatch()
 		}
 		n, err := r.Read(w.buf[len(w.buf):w.batchCap])
 		if n > 0 {
@@ -178,6 +219,7 @@ func (w *Writer) Close() error {
 	putBuffer(w.buf)
 	w.buf = nil
 	w.closed = true
+	w.leave()
 	return nil
 }
 
@@ -230,12 +272,12 @@ func (w *Writer) flush() error {
 		end := min(start+w.chunkSize, len(batch))
 		docs = append(docs, chunkDoc{ID: bson.NewObjectID(), FilesID: w.filesID, N: first + i, Data: batch[start:end]})
 	}
-	if w.slots != nil {
+	if w.budget != nil {
 		// Taken here, not in the goroutine: while the store is busy the
 		// writer stops reading, so a waiting upload holds one batch, not
 		// two, and its client feels the backpressure.
 		select {
-		case w.slots <- struct{}{}:
+		case w.budget.slots <- struct{}{}:
 		case <-w.ctx.Done():
 			putBuffer(batch)
 			return w.fail(w.ctx.Err())
@@ -243,8 +285,8 @@ func (w *Writer) flush() error {
 	}
 	w.busy = true
 	go func() {
-		if w.slots != nil {
-			defer func() { <-w.slots }()
+		if w.budget != nil {
+			defer func() { <-w.budget.slots }()
 		}
 		// Not cancelled with the upload: a cancelled insert may still land
 		// on the server after the cleanup ran, leaving orphans. A batch is
@@ -288,6 +330,7 @@ func (w *Writer) discard() error {
 	putBuffer(w.buf)
 	w.buf = nil
 	w.closed = true
+	w.leave()
 	return w.removeChunks()
 }
 
