@@ -92,7 +92,13 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	}
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
 
-	if content.err != nil {
+	switch {
+	case content.err == nil:
+	case req.Context().Err() != nil:
+		// The client went away (a player seeking elsewhere does so all
+		// the time): nothing for the operator to act on.
+		requestLogger(c).Debug("download ended by the client", "id", buckets.FormatID(f.ID))
+	default:
 		// ServeContent has no way to report a read error once the reply
 		// started; the short body makes the client see it, this line the
 		// operator.

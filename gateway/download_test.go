@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -337,4 +338,38 @@ func (e *env) metric(name string) float64 {
 	}
 	e.t.Fatalf("no metric %s in %.2000s", name, body)
 	return 0
+}
+
+// A client that goes away mid-download (a player seeking elsewhere) is not
+// an error for the operator.
+func TestClientGoneIsNotLoggedAsError(t *testing.T) {
+	var logs syncLog
+	e := newEnv(t, gateway.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.put("/b/fs/big?chunkSize=1024", strings.Repeat("0123456789abcdef", 64<<10), nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/b/fs/big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	resp.Body.Close()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "route=/b/:bucket/*") || !strings.Contains(logs.String(), "method=GET") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the GET was never logged:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a client that went away was logged as an error:\n%s", logs.String())
+	}
 }
