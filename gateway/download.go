@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -85,6 +86,13 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 		ct = content.sniff()
 	}
 	hdr.Set("Content-Type", ct)
+	if scriptable(ct) {
+		// Stored files share the UI's origin: an uploaded HTML or SVG
+		// page opened directly must not run scripts that could read the
+		// UI's token. Only these types: a sandbox would also stop the
+		// browser's PDF viewer.
+		hdr.Set("Content-Security-Policy", "sandbox")
+	}
 	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
 	if !prepareRange(req, f.Length) {
 		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
@@ -218,4 +226,15 @@ func (b *body) fail(err error) error {
 		b.err = err
 	}
 	return err
+}
+
+// scriptable reports whether a browser may run scripts in a document of
+// media type ct: HTML and XML, SVG included.
+func scriptable(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return true // unknown: be safe
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml" || mt == "text/xml" ||
+		mt == "application/xml" || strings.HasSuffix(mt, "+xml")
 }

@@ -373,3 +373,16 @@ func TestClientGoneIsNotLoggedAsError(t *testing.T) {
 		t.Errorf("a client that went away was logged as an error:\n%s", logs.String())
 	}
 }
+
+func TestActiveContentIsSandboxed(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	e.put("/b/fs/page.html", "<script>alert(1)</script>", map[string]string{"Content-Type": "text/html"})
+	e.put("/b/fs/pic.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>", map[string]string{"Content-Type": "image/svg+xml"})
+	e.put("/b/fs/doc.pdf", "%PDF-1.4", map[string]string{"Content-Type": "application/pdf"})
+	for path, want := range map[string]string{"/b/fs/page.html": "sandbox", "/b/fs/pic.svg": "sandbox", "/b/fs/doc.pdf": ""} {
+		resp, _ := e.do("GET", path, nil, "")
+		if got := resp.Header.Get("Content-Security-Policy"); got != want {
+			t.Errorf("%s: Content-Security-Policy %q, want %q", path, got, want)
+		}
+	}
+}
