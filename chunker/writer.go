@@ -90,6 +90,11 @@ type Writer struct {
 	next   int32  // n of the first chunk in buf
 	buf    []byte // the batch being filled; len is the bytes in it
 
+	// ids are the _ids of the chunks handed to inserts: the only chunks an
+	// abort may remove. Another upload may write under the same files_id (a
+	// caller-chosen id taken twice); its chunks are not this writer's.
+	ids []bson.ObjectID
+
 	inflight chan error // result of the insert in flight, if any
 	busy     bool
 	err      error // sticky: the first failure, after which the writer has aborted
@@ -223,7 +228,7 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-// Abort stops the upload and removes every chunk written so far. It is safe
+// Abort stops the upload and removes every chunk it wrote. It is safe
 // to call after a failure, which has already removed them.
 func (w *Writer) Abort() error {
 	if w.err != nil {
@@ -270,7 +275,9 @@ func (w *Writer) flush() error {
 	for i := int32(0); i < count; i++ {
 		start := int(i) * w.chunkSize
 		end := min(start+w.chunkSize, len(batch))
-		docs = append(docs, chunkDoc{ID: bson.NewObjectID(), FilesID: w.filesID, N: first + i, Data: batch[start:end]})
+		id := bson.NewObjectID()
+		w.ids = append(w.ids, id)
+		docs = append(docs, chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]})
 	}
 	if w.budget != nil {
 		// Taken here, not in the goroutine: while the store is busy the
@@ -324,7 +331,7 @@ func (w *Writer) fail(err error) error {
 	return w.err
 }
 
-// discard waits for the insert in flight, then removes every chunk of the file.
+// discard waits for the insert in flight, then removes the chunks it wrote.
 func (w *Writer) discard() error {
 	w.wait()
 	putBuffer(w.buf)
@@ -334,11 +341,25 @@ func (w *Writer) discard() error {
 	return w.removeChunks()
 }
 
+// removeBatch bounds the _ids of one delete, so that the query stays far
+// below MongoDB's 16 MiB document limit however large the file.
+const removeBatch = 1000
+
+// removeChunks removes the chunks this writer inserted, by _id, including
+// those of an insert whose acknowledgement was lost.
 func (w *Writer) removeChunks() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
 	defer cancel()
-	if _, err := w.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: w.filesID}}); err != nil {
-		return fmt.Errorf("remove chunks: %w", err)
+	for len(w.ids) > 0 {
+		batch := w.ids[:min(len(w.ids), removeBatch)]
+		filter := bson.D{
+			{Key: "files_id", Value: w.filesID},
+			{Key: "_id", Value: bson.D{{Key: "$in", Value: batch}}},
+		}
+		if _, err := w.chunks.DeleteMany(ctx, filter); err != nil {
+			return fmt.Errorf("remove chunks: %w", err)
+		}
+		w.ids = w.ids[len(batch):]
 	}
 	return nil
 }

@@ -95,6 +95,32 @@ func TestWriterAbortRemovesChunks(t *testing.T) {
 	}
 }
 
+// TestWriterFailureSparesChunksOfTheSameID: a second writer under a
+// files_id that is taken fails on the unique {files_id, n} index; its cleanup
+// must remove only its own chunks, never those of the file that has the id.
+func TestWriterFailureSparesChunksOfTheSameID(t *testing.T) {
+	chunks := mustChunks(t)
+	data := randomBytes(6, 250)
+	f := mustWrite(t, chunks, "taken", data, 100)
+	w, err := chunker.NewWriter(context.Background(), chunks, "taken", chunker.WriterOptions{ChunkSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(randomBytes(7, 250)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("Close of chunks under a taken files_id succeeded")
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(mustReader(t, chunks, f))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the first file after the second writer failed: %d bytes, %v", len(got), err)
+	}
+}
+
 // cancelAfter is a source that cancels the upload's context once it has
 // handed out limit bytes, and keeps producing.
 type cancelAfter struct {
