@@ -165,3 +165,36 @@ func TestAbortAfterCommitKeepsTheFile(t *testing.T) {
 		t.Fatalf("after Abort: %q, %v", got, err)
 	}
 }
+
+// TestLosingCommitKeepsTheWinnersChunks: two uploads chose the same _id and
+// both passed OpenUpload's check; the one that commits second fails with
+// ErrFileExists and must not take the first file's chunks with it.
+func TestLosingCommitKeepsTheWinnersChunks(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	first, err := b.OpenUpload(ctx, "a", buckets.UploadOptions{ID: "same", ChunkSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.OpenUpload(ctx, "b", buckets.UploadOptions{ID: "same", ChunkSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Write([]byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Commit(); !errors.Is(err, buckets.ErrFileExists) { // empty: no chunk collides
+		t.Fatalf("second Commit: %v, want ErrFileExists", err)
+	}
+	d, err := b.OpenID(ctx, "same")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got, err := io.ReadAll(d); err != nil || string(got) != "0123456789" {
+		t.Fatalf("the first file after the second failed: %q, %v", got, err)
+	}
+}
