@@ -184,18 +184,7 @@ func (b *Bucket) idsOf(ctx context.Context, filter bson.D) ([]any, error) {
 // Rename gives the file with _id id a new name. It returns ErrFileNotFound
 // or ErrInvalidFilename.
 func (b *Bucket) Rename(ctx context.Context, id any, name string) error {
-	if err := CheckFilename(name); err != nil {
-		return err
-	}
-	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
-	if err != nil {
-		return fmt.Errorf("rename file %v: %w", id, err)
-	}
-	if res.MatchedCount == 0 {
-		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
-	}
-	return nil
+	return b.Patch(ctx, id, &name, nil)
 }
 
 // RenameName renames every revision of the files named old. It returns
@@ -218,16 +207,43 @@ func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 // SetMetadata replaces the metadata of the file with _id id; an empty
 // document removes it. It returns ErrFileNotFound or ErrInvalidMetadata.
 func (b *Bucket) SetMetadata(ctx context.Context, id any, metadata bson.D) error {
-	update := bson.D{{Key: "$unset", Value: bson.D{{Key: "metadata", Value: ""}}}}
-	if len(metadata) > 0 {
-		if err := checkMetadata(metadata); err != nil {
+	return b.Patch(ctx, id, nil, &metadata)
+}
+
+// Patch renames the file with _id id and/or replaces its metadata (an empty
+// document removes it) in one update, so that a failure changes neither; a
+// nil name or metadata stays as it is. It checks both before writing and
+// returns ErrFileNotFound, ErrInvalidFilename or ErrInvalidMetadata.
+func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson.D) error {
+	var set, unset bson.D
+	if name != nil {
+		if err := CheckFilename(*name); err != nil {
 			return err
 		}
-		update = bson.D{{Key: "$set", Value: bson.D{{Key: "metadata", Value: metadata}}}}
+		set = append(set, bson.E{Key: "filename", Value: *name})
+	}
+	if metadata != nil && len(*metadata) == 0 {
+		unset = bson.D{{Key: "metadata", Value: ""}}
+	} else if metadata != nil {
+		if err := checkMetadata(*metadata); err != nil {
+			return err
+		}
+		set = append(set, bson.E{Key: "metadata", Value: *metadata})
+	}
+	var update bson.D
+	if len(set) > 0 {
+		update = append(update, bson.E{Key: "$set", Value: set})
+	}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	if len(update) == 0 {
+		_, err := b.Stat(ctx, id)
+		return err
 	}
 	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
 	if err != nil {
-		return fmt.Errorf("set metadata of %v: %w", id, err)
+		return fmt.Errorf("update file %v: %w", id, err)
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)

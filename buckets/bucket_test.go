@@ -198,3 +198,31 @@ func TestLosingCommitKeepsTheWinnersChunks(t *testing.T) {
 		t.Fatalf("the first file after the second failed: %q, %v", got, err)
 	}
 }
+
+// TestPatchIsOneUpdate: a rename with bad metadata writes neither.
+func TestPatchIsOneUpdate(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	f, err := b.Upload(ctx, "old", bytes.NewReader([]byte("x")), buckets.UploadOptions{Metadata: bson.D{{Key: "k", Value: "v"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "new"
+	huge := bson.D{{Key: "k", Value: string(make([]byte, buckets.MaxMetadataBytes))}}
+	if err := b.Patch(ctx, f.ID, &name, &huge); !errors.Is(err, buckets.ErrInvalidMetadata) {
+		t.Fatalf("Patch with oversized metadata: %v, want ErrInvalidMetadata", err)
+	}
+	if got, err := b.Stat(ctx, f.ID); err != nil || got.Filename != "old" {
+		t.Fatalf("after a refused Patch: %+v, %v; want the old name", got, err)
+	}
+	none := bson.D{}
+	if err := b.Patch(ctx, f.ID, &name, &none); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Stat(ctx, f.ID); err != nil || got.Filename != "new" || got.Metadata != nil {
+		t.Fatalf("after Patch: %+v, %v; want renamed without metadata", got, err)
+	}
+	if err := b.Patch(ctx, "nope", &name, nil); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Fatalf("Patch of a missing id: %v", err)
+	}
+}

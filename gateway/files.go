@@ -180,15 +180,10 @@ func (h *handler) patchByID(c echo.Context) error {
 	if im := c.Request().Header.Get("If-Match"); im != "" && !etagMatch(im, etag(f), false) {
 		return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
 	}
-	if filename != nil {
-		if err := b.Rename(ctx, id, *filename); err != nil {
-			return err
-		}
-	}
-	if md != nil {
-		if err := b.SetMetadata(ctx, id, *md); err != nil {
-			return err
-		}
+	// One update: a failure must not leave the file renamed with its old
+	// metadata.
+	if err := b.Patch(ctx, id, filename, md); err != nil {
+		return err
 	}
 	if f, err = b.Stat(ctx, id); err != nil {
 		return err
