@@ -146,10 +146,16 @@ func (b *Bucket) DeleteName(ctx context.Context, name string) (int, error) {
 	if len(ids) == 0 {
 		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
 	}
+	return b.deleteAll(ctx, ids)
+}
+
+// deleteAll removes the files with these ids and returns how many it
+// removed; a file another client deleted meanwhile is not an error.
+func (b *Bucket) deleteAll(ctx context.Context, ids []any) (int, error) {
 	removed := 0
 	for _, id := range ids {
 		err := b.Delete(ctx, id)
-		if err != nil && !errors.Is(err, ErrFileNotFound) { // a concurrent delete is fine
+		if err != nil && !errors.Is(err, ErrFileNotFound) {
 			return removed, err
 		}
 		if err == nil {

@@ -2,7 +2,6 @@ package buckets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,15 +21,9 @@ func (b *Bucket) DeleteOlderRevisions(ctx context.Context, f *File) (int, error)
 	if err != nil {
 		return 0, fmt.Errorf("delete older revisions of %q: %w", f.Filename, err)
 	}
-	removed := 0
-	for _, id := range ids {
-		err := b.Delete(ctx, id)
-		if err != nil && !errors.Is(err, ErrFileNotFound) { // a concurrent delete is fine
-			return removed, fmt.Errorf("delete older revisions of %q: %w", f.Filename, err)
-		}
-		if err == nil {
-			removed++
-		}
+	removed, err := b.deleteAll(ctx, ids)
+	if err != nil {
+		return removed, fmt.Errorf("delete older revisions of %q: %w", f.Filename, err)
 	}
 	return removed, nil
 }
