@@ -204,6 +204,39 @@ type BucketInfo struct {
 // statistics: any pair of collections X.files/X.chunks, whoever wrote them,
 // and every bucket created through gridfsd.
 func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
+	seen, err := d.all(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BucketInfo, 0, len(seen))
+	for name, s := range seen {
+		st, err := d.bucket(name, s).Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, BucketInfo{Name: name, Settings: s, Stats: st})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Names returns the names of the buckets List would, sorted, without the
+// statistics, which cost a scan of every files collection.
+func (d *DB) Names(ctx context.Context) ([]string, error) {
+	seen, err := d.all(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// all returns the settings of every bucket List names.
+func (d *DB) all(ctx context.Context) (map[string]Settings, error) {
 	names, err := d.collections(ctx)
 	if err != nil {
 		return nil, err
@@ -218,6 +251,7 @@ func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list bucket settings: %w", err)
 	}
+	defer cur.Close(ctx)
 	for cur.Next(ctx) {
 		var s struct {
 			Name     string `bson:"_id"`
@@ -230,17 +264,7 @@ func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
 	if err := cur.Err(); err != nil {
 		return nil, fmt.Errorf("list bucket settings: %w", err)
 	}
-	cur.Close(ctx)
-	out := make([]BucketInfo, 0, len(seen))
-	for name, s := range seen {
-		st, err := d.bucket(name, s).Stats(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, BucketInfo{Name: name, Settings: s, Stats: st})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return seen, nil
 }
 
 // ensured reports whether the indexes of bucket name were already checked

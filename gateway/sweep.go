@@ -66,31 +66,32 @@ func (s *Server) runSweeper(ctx context.Context) {
 }
 
 // Sweep removes the orphaned chunks older than SweepGrace from every
-// bucket once, except those of uploads this server is running, logging what it removed, and returns how many chunks it
-// removed. Failures are logged and the next bucket is tried: a sweep is
-// housekeeping, and a store outage is reported by /readyz already.
+// bucket once, except those of uploads this server is running, logging
+// what it removed, and returns how many chunks it removed. Failures are
+// logged and the next bucket is tried: a sweep is housekeeping, and a store
+// outage is reported by /readyz already.
 func (s *Server) Sweep(ctx context.Context) int64 {
 	log := s.cfg.Logger.With("component", "sweeper")
-	list, err := s.cfg.DB.List(ctx)
+	names, err := s.cfg.DB.Names(ctx)
 	if err != nil {
 		log.Warn("sweep: list buckets", "error", err)
 		return 0
 	}
 	var total int64
-	for _, info := range list {
-		b, err := s.cfg.DB.Bucket(ctx, info.Name)
+	for _, name := range names {
+		b, err := s.cfg.DB.Bucket(ctx, name)
 		if err != nil {
-			log.Warn("sweep: open bucket", "bucket", info.Name, "error", err)
+			log.Warn("sweep: open bucket", "bucket", name, "error", err)
 			continue
 		}
 		orphans, err := b.FindOrphans(ctx, s.cfg.SweepGrace)
 		if err != nil {
-			log.Warn("sweep: find orphans", "bucket", info.Name, "error", err)
+			log.Warn("sweep: find orphans", "bucket", name, "error", err)
 			continue
 		}
 		var old []buckets.Orphan
 		for _, o := range orphans.Old {
-			if !s.live.has(info.Name, o.FilesID) {
+			if !s.live.has(name, o.FilesID) {
 				old = append(old, o)
 			}
 		}
@@ -99,10 +100,10 @@ func (s *Server) Sweep(ctx context.Context) int64 {
 		}
 		removed, chunks, err := b.RemoveOrphans(ctx, old)
 		if err != nil {
-			log.Warn("sweep: remove orphans", "bucket", info.Name, "error", err)
+			log.Warn("sweep: remove orphans", "bucket", name, "error", err)
 		}
 		for _, o := range removed {
-			log.Info("sweep: removed orphaned chunks", "bucket", info.Name, "files_id", o.FilesID,
+			log.Info("sweep: removed orphaned chunks", "bucket", name, "files_id", o.FilesID,
 				"chunks", o.Chunks, "newest_chunk", o.Newest().UTC().Format(time.RFC3339))
 		}
 		total += chunks
