@@ -61,17 +61,23 @@ func uploadMetadata(h http.Header) (bson.D, error) {
 	}
 	// The whole document, X-Meta-* fields included, is checked as the
 	// store will see it, so that a bad field fails here and not at commit.
-	raw, err := bson.Marshal(md)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
-	}
-	if len(raw) > buckets.MaxMetadataBytes {
-		return nil, fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
-	}
-	if err := checkFieldNames(raw, "metadata", 1); err != nil {
+	if err := checkMetadataDoc(md); err != nil {
 		return nil, err
 	}
 	return md, nil
+}
+
+// checkMetadataDoc checks user metadata as the store will see it: its size
+// as BSON and its field names.
+func checkMetadataDoc(md bson.D) error {
+	raw, err := bson.Marshal(md)
+	if err != nil {
+		return fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
+	}
+	if len(raw) > buckets.MaxMetadataBytes {
+		return fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
+	}
+	return checkFieldNames(raw, "metadata", 1)
 }
 
 func setField(d bson.D, key string, value any) bson.D {
@@ -108,14 +114,7 @@ func parseMetadataJSON(b []byte) (bson.D, error) {
 	if err := bson.UnmarshalExtJSON(b, false, &md); err != nil {
 		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
 	}
-	raw, err := bson.Marshal(md)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
-	}
-	if len(raw) > buckets.MaxMetadataBytes {
-		return nil, fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
-	}
-	if err := checkFieldNames(raw, "metadata", 1); err != nil {
+	if err := checkMetadataDoc(md); err != nil {
 		return nil, err
 	}
 	return md, nil
