@@ -158,15 +158,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 			w.newBatch()
 		}
 		n := copy(w.buf[len(w.buf):w.batchCap], p)
-		w.hash.Write(p[:n])
-		w.buf = w.buf[:len(w.buf)+n]
-		w.length += int64(n)
 		written += n
 		p = p[n:]
-		if len(w.buf) == w.batchCap {
-			if err := w.flush(); err != nil {
-				return written, err
-			}
+		if err := w.filled(n); err != nil {
+			return written, err
 		}
 	}
 	return written, nil
@@ -184,16 +179,9 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 			w.newBatch()
 		}
 		n, err := r.Read(w.buf[len(w.buf):w.batchCap])
-		if n > 0 {
-			w.hash.Write(w.buf[len(w.buf) : len(w.buf)+n])
-			w.buf = w.buf[:len(w.buf)+n]
-			w.length += int64(n)
-			total += int64(n)
-			if len(w.buf) == w.batchCap {
-				if ferr := w.flush(); ferr != nil {
-					return total, ferr
-				}
-			}
+		total += int64(n)
+		if ferr := w.filled(n); ferr != nil {
+			return total, ferr
 		}
 		if err == io.EOF {
 			return total, nil
@@ -205,6 +193,18 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 			return total, w.fail(cerr)
 		}
 	}
+}
+
+// filled takes in the n bytes just placed after the end of buf, and hands
+// the batch to an insert once it is full.
+func (w *Writer) filled(n int) error {
+	w.hash.Write(w.buf[len(w.buf) : len(w.buf)+n])
+	w.buf = w.buf[:len(w.buf)+n]
+	w.length += int64(n)
+	if len(w.buf) == w.batchCap {
+		return w.flush()
+	}
+	return nil
 }
 
 // Close writes the remaining chunks and waits for every insert. After Close
