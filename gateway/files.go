@@ -136,20 +136,30 @@ func (h *handler) deleteByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if im := c.Request().Header.Get("If-Match"); im != "" {
-		f, err := b.Stat(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !etagMatch(im, etag(f), false) {
-			return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
-		}
+	if err := checkIfMatch(c, b, id); err != nil {
+		return err
 	}
-	if err := b.Delete(ctx, id); err != nil {
+	if err := b.Delete(c.Request().Context(), id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// checkIfMatch evaluates the request's If-Match, when it sent one, against
+// the file with _id id: errPrecondition unless it matches the file's ETag.
+func checkIfMatch(c echo.Context, b *buckets.Bucket, id any) error {
+	im := c.Request().Header.Get("If-Match")
+	if im == "" {
+		return nil
+	}
+	f, err := b.Stat(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if !etagMatch(im, etag(f), false) {
+		return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
+	}
+	return nil
 }
 
 // maxPatchBytes bounds a PATCH body: metadata up to its own limit, plus
@@ -172,20 +182,17 @@ func (h *handler) patchByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	f, err := b.Stat(ctx, id)
-	if err != nil {
+	if err := checkIfMatch(c, b, id); err != nil {
 		return err
 	}
-	if im := c.Request().Header.Get("If-Match"); im != "" && !etagMatch(im, etag(f), false) {
-		return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
-	}
+	ctx := c.Request().Context()
 	// One update: a failure must not leave the file renamed with its old
 	// metadata.
 	if err := b.Patch(ctx, id, filename, md); err != nil {
 		return err
 	}
-	if f, err = b.Stat(ctx, id); err != nil {
+	f, err := b.Stat(ctx, id)
+	if err != nil {
 		return err
 	}
 	c.Response().Header().Set("ETag", etag(f))
