@@ -48,16 +48,24 @@ func (s Settings) check() error {
 
 // DB is the set of buckets in one database. It is safe for concurrent use
 // and holds no state that other gateway instances would need: indexes and
-// settings live in MongoDB; DB only remembers which buckets it has already
-// checked the indexes of.
+// settings live in MongoDB; DB only remembers, for IndexCheckInterval,
+// which buckets it has checked the indexes of.
 type DB struct {
 	db *mongo.Database
 
 	uploads *chunker.Budget
 
 	mu      sync.Mutex
-	indexed map[string]bool
+	indexed map[string]time.Time // bucket -> when its indexes were last checked
 }
+
+// IndexCheckInterval is how long a DB trusts its last check of a bucket's
+// indexes. The GridFS specification checks once per bucket object; a
+// gateway lives for months, and another gateway or a person may drop a
+// bucket meanwhile, after which the next upload must create the indexes
+// again (without the unique {files_id, n} index, range reads on MongoDB
+// would scan). One findOne a minute per bucket is the price.
+const IndexCheckInterval = time.Minute
 
 // Limits of the chunk writers of all uploads through one DB (see
 // chunker.Budget): enough inserts in flight to keep a store busy, and a
@@ -70,7 +78,7 @@ const (
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]bool)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]time.Time)}
 }
 
 // Database is the underlying database.
@@ -267,19 +275,20 @@ func (d *DB) all(ctx context.Context) (map[string]Settings, error) {
 	return seen, nil
 }
 
-// ensured reports whether the indexes of bucket name were already checked
-// by this process.
+// ensured reports whether the indexes of bucket name were checked by this
+// process within IndexCheckInterval.
 func (d *DB) ensured(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.indexed[name]
+	at, ok := d.indexed[name]
+	return ok && time.Since(at) < IndexCheckInterval
 }
 
 func (d *DB) setEnsured(name string, ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if ok {
-		d.indexed[name] = true
+		d.indexed[name] = time.Now()
 	} else {
 		delete(d.indexed, name)
 	}
