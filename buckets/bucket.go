@@ -284,6 +284,7 @@ func (b *Bucket) Drop(ctx context.Context) error {
 		return fmt.Errorf("drop settings of %s: %w", b.name, err)
 	}
 	b.db.setEnsured(b.name, false)
+	b.db.cacheSettings(b.name, nil)
 	return nil
 }
 

@@ -55,9 +55,22 @@ type DB struct {
 
 	uploads *chunker.Budget
 
-	mu      sync.Mutex
-	indexed map[string]time.Time // bucket -> when its indexes were last checked
+	mu       sync.Mutex
+	indexed  map[string]time.Time // bucket -> when its indexes were last checked
+	settings map[string]cachedSettings
 }
+
+// cachedSettings are a bucket's settings as read at a time.
+type cachedSettings struct {
+	s  Settings
+	at time.Time
+}
+
+// SettingsCacheTTL is how long a DB reuses a bucket's settings before it
+// reads them again: every request opens its bucket, and the settings change
+// rarely. A change made through another gateway reaches this one within it;
+// one made through this DB, at once.
+const SettingsCacheTTL = 5 * time.Second
 
 // IndexCheckInterval is how long a DB trusts its last check of a bucket's
 // indexes. The GridFS specification checks once per bucket object; a
@@ -78,7 +91,7 @@ const (
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]time.Time)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
 }
 
 // Database is the underlying database.
@@ -91,11 +104,33 @@ func (d *DB) Bucket(ctx context.Context, name string) (*Bucket, error) {
 	if err := CheckBucketName(name); err != nil {
 		return nil, err
 	}
-	s, _, err := d.settings(ctx, name)
+	if s, ok := d.cachedSettings(name); ok {
+		return d.bucket(name, s), nil
+	}
+	s, _, err := d.readSettings(ctx, name)
 	if err != nil {
 		return nil, err
 	}
+	d.cacheSettings(name, &s)
 	return d.bucket(name, s), nil
+}
+
+func (d *DB) cachedSettings(name string) (Settings, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.settings[name]
+	return c.s, ok && time.Since(c.at) < SettingsCacheTTL
+}
+
+// cacheSettings remembers s for name; nil forgets it.
+func (d *DB) cacheSettings(name string, s *Settings) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s == nil {
+		delete(d.settings, name)
+		return
+	}
+	d.settings[name] = cachedSettings{s: *s, at: time.Now()}
 }
 
 func (d *DB) bucket(name string, s Settings) *Bucket {
@@ -108,9 +143,9 @@ func (d *DB) bucket(name string, s Settings) *Bucket {
 	}
 }
 
-// settings reads the persisted settings of a bucket; found is false when
-// gridfsd never stored any.
-func (d *DB) settings(ctx context.Context, name string) (s Settings, found bool, err error) {
+// readSettings reads the persisted settings of a bucket; found is false
+// when gridfsd never stored any.
+func (d *DB) readSettings(ctx context.Context, name string) (s Settings, found bool, err error) {
 	err = d.db.Collection(SettingsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: name}}).Decode(&s)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return Settings{}, false, nil
@@ -147,6 +182,7 @@ func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, erro
 	if err != nil {
 		return nil, fmt.Errorf("save settings of bucket %s: %w", name, err)
 	}
+	d.cacheSettings(name, &s)
 	return b, nil
 }
 
@@ -185,7 +221,7 @@ func (d *DB) exists(ctx context.Context, name string) (bool, error) {
 	if names[name+".files"] || names[name+".chunks"] {
 		return true, nil
 	}
-	_, found, err := d.settings(ctx, name)
+	_, found, err := d.readSettings(ctx, name)
 	return found, err
 }
 

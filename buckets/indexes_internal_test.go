@@ -47,3 +47,42 @@ func TestIndexesComeBackAfterAnExternalDrop(t *testing.T) {
 	}
 	t.Errorf("no {files_id, n} index after the bucket was dropped elsewhere: %v", specs)
 }
+
+// Settings changed through another gateway reach this one once its cached
+// copy ages out; changed through this one, at once.
+func TestSettingsCache(t *testing.T) {
+	ctx := context.Background()
+	mdb := storetest.MustOpenDB(t)
+	gateway, other := NewDB(mdb), NewDB(mdb)
+	if _, err := gateway.Create(ctx, "media", Settings{ChunkSize: 100}); err != nil {
+		t.Fatal(err)
+	}
+	chunkSize := func() int {
+		t.Helper()
+		b, err := gateway.Bucket(ctx, "media")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.ChunkSize()
+	}
+	if got := chunkSize(); got != 100 {
+		t.Fatalf("chunk size %d right after Create, want 100", got)
+	}
+	if _, err := other.Create(ctx, "media", Settings{ChunkSize: 200}); err != nil {
+		t.Fatal(err)
+	}
+	gateway.mu.Lock()
+	c := gateway.settings["media"]
+	c.at = time.Now().Add(-SettingsCacheTTL - time.Second)
+	gateway.settings["media"] = c
+	gateway.mu.Unlock()
+	if got := chunkSize(); got != 200 {
+		t.Errorf("chunk size %d after the cache aged out, want 200 set by another gateway", got)
+	}
+	if err := gateway.Drop(ctx, "media", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := chunkSize(); got != 261120 {
+		t.Errorf("chunk size %d after Drop, want the default", got)
+	}
+}
