@@ -27,12 +27,16 @@ const (
 
 // routeAccess is the one table of who needs what: the access a request on
 // route (echo's route template) with method needs, and whether the route is
-// about a bucket at all. Routes it does not name (probes, metrics, the UI,
-// /sign, which checks the caller's token itself, and unmatched paths) are
-// open.
+// about a bucket at all. Routes it does not name (probes, metrics, the UI
+// and unmatched paths) are open.
 func routeAccess(method, route string) (need auth.Access, checked bool) {
 	read := method == http.MethodGet || method == http.MethodHead
 	switch route {
+	case "/auth", "/sign":
+		// Open, but they read the caller's token themselves: /auth to say
+		// whether it is accepted (a wrong one is not a 401 there), /sign to
+		// mint no more than it allows.
+		return auth.None, false
 	case "/buckets":
 		return auth.Read, true // the handler lists only the readable ones
 	case "/buckets/:bucket":
@@ -74,6 +78,48 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(ctxLogger, requestLogger(c).With("principal", p.Name))
 		return next(c)
 	}
+}
+
+// authInfo is the reply of GET /auth: what a client, the browser UI above
+// all, needs to know to offer a token field. It never holds a secret.
+type authInfo struct {
+	Enabled       bool   `json:"enabled"`       // access control is on
+	Signing       bool   `json:"signing"`       // POST /sign works
+	Principal     string `json:"principal"`     // the token's name, or "anonymous"
+	Authenticated bool   `json:"authenticated"` // the request's bearer token is known
+}
+
+// authStatus serves GET /auth. A missing or wrong token is an answer here,
+// not a 401, so that the UI can say "token not accepted" and still show
+// what anonymous users may see. Only the Authorization header counts: a
+// signed URL is no identity, and the query of /auth is ignored.
+func (s *Server) authStatus(c echo.Context) error {
+	info := authInfo{Principal: "anonymous"}
+	// The reply depends on the caller's token: no cache may keep or share it.
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().Header().Add("Vary", "Authorization")
+	a := s.cfg.Auth
+	if a == nil || !a.Enabled() {
+		return c.JSON(http.StatusOK, info)
+	}
+	info.Enabled = true
+	// Asking for a signature is the one way the Authorizer tells whether it
+	// has a key; minting one costs an HMAC.
+	_, err := a.Sign(http.MethodGet, "/auth", time.Now())
+	info.Signing = err == nil
+	h := c.Request().Header.Values("Authorization")
+	if len(h) == 0 {
+		return c.JSON(http.StatusOK, info)
+	}
+	probe := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/auth"}, Header: http.Header{"Authorization": h}}
+	p, err := a.Authorize(probe, "", auth.Read)
+	if err != nil {
+		requestLogger(c).Debug("token not accepted", "err", err)
+		return c.JSON(http.StatusOK, info)
+	}
+	info.Principal, info.Authenticated = p.Name, true
+	c.Set(ctxLogger, requestLogger(c).With("principal", p.Name))
+	return c.JSON(http.StatusOK, info)
 }
 
 // signRequest is the body of POST /sign.

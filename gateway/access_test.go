@@ -64,6 +64,8 @@ func TestAccessControl(t *testing.T) {
 		{name: "readyz open", method: "GET", path: "/readyz", code: 200},
 		{name: "metrics open", method: "GET", path: "/metrics", code: 200},
 		{name: "ui open", method: "GET", path: "/ui/", code: 200},
+		{name: "auth open", method: "GET", path: "/auth", code: 200, contains: []string{`"enabled":true`}},
+		{name: "auth with a wrong token", method: "GET", path: "/auth", header: bearer("nope-nope-nope-nope-nope"), code: 200, contains: []string{`"authenticated":false`}},
 
 		// Missing or wrong credentials: 401 with a challenge.
 		{name: "no token", method: "GET", path: "/b/media/clip", code: 401, resHeader: unauth, errCode: "unauthenticated"},
@@ -242,6 +244,66 @@ func TestSignDisabled(t *testing.T) {
 	ea.run([]httpTest{
 		{name: "no signing key", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x"}`, code: 404, errCode: "signing_disabled"},
 	})
+}
+
+// TestAuthStatus: GET /auth tells a client whether access control is on
+// and who its token makes it, without needing a token and without a 401
+// for a wrong one.
+func TestAuthStatus(t *testing.T) {
+	type info struct {
+		Enabled       bool   `json:"enabled"`
+		Signing       bool   `json:"signing"`
+		Principal     string `json:"principal"`
+		Authenticated bool   `json:"authenticated"`
+	}
+	off := newEnv(t, gateway.Config{})
+	on, a := newAuthEnv(t, testAuthConfig())
+	// Even a valid signature for GET /auth names no one.
+	signedQuery, err := a.Sign("GET", "/auth", time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testAuthConfig()
+	cfg.SigningKey = ""
+	noSigning, _ := newAuthEnv(t, cfg)
+	for _, tc := range []struct {
+		name   string
+		env    *env
+		query  string
+		header map[string]string
+		want   info
+	}{
+		{"disabled", off, "", nil, info{Principal: "anonymous"}},
+		{"disabled, token sent", off, "", bearer(writerSecret), info{Principal: "anonymous"}},
+		{"enabled, no token", on, "", nil, info{Enabled: true, Signing: true, Principal: "anonymous"}},
+		{"enabled, valid token", on, "", bearer(writerSecret), info{Enabled: true, Signing: true, Principal: "writer", Authenticated: true}},
+		{"enabled, admin token", on, "", bearer(adminSecret), info{Enabled: true, Signing: true, Principal: "admin", Authenticated: true}},
+		{"enabled, wrong token", on, "", bearer("wrong-wrong-wrong-wrong"), info{Enabled: true, Signing: true, Principal: "anonymous"}},
+		{"enabled, basic auth", on, "", map[string]string{"Authorization": "Basic eDp5"}, info{Enabled: true, Signing: true, Principal: "anonymous"}},
+		{"enabled, signed query is no identity", on, signedQuery, nil, info{Enabled: true, Signing: true, Principal: "anonymous"}},
+		{"no signing key", noSigning, "", bearer(readerSecret), info{Enabled: true, Principal: "reader", Authenticated: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.env
+			res, body := e.do("GET", "/auth?"+tc.query, tc.header, "")
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("GET /auth: %d %s", res.StatusCode, body)
+			}
+			var got info
+			mustJSON(t, body, &got)
+			if got != tc.want {
+				t.Errorf("GET /auth = %+v, want %+v", got, tc.want)
+			}
+			if cc := res.Header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("Cache-Control %q, want no-store", cc)
+			}
+			for _, secret := range []string{readerSecret, writerSecret, adminSecret, signingKey} {
+				if strings.Contains(string(body), secret) {
+					t.Errorf("GET /auth reveals a secret: %s", body)
+				}
+			}
+		})
+	}
 }
 
 // TestOpenListenerWarning: listening beyond loopback without access

@@ -30,6 +30,7 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	e.GET("/readyz", h.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
+	e.GET("/auth", s.authStatus)
 	e.POST("/sign", s.sign)
 	e.GET("/buckets", h.listBuckets)
 	e.PUT("/buckets/:bucket", h.createBucket)
