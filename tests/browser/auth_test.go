@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -57,6 +58,12 @@ func TestBrowserAuth(t *testing.T) {
 
 	// Anonymous: the public bucket only, and no error for that.
 	do(t, ctx, "open the UI without a token", chromedp.Navigate(ts.URL+"/ui/"), visible(`tr[data-bucket="public"]`))
+	// GET /auth says access control is on: the token field is offered,
+	// with no verdict while no token is saved.
+	do(t, ctx, "the token field is shown", chromedp.WaitReady(chromedp.CSS(`#token-form[data-auth="on"]`)), visible("#token"))
+	if who := eval[string](t, ctx, "who before a token", `document.getElementById("token-who").textContent`); who != "" {
+		t.Errorf("without a token the header says %q, want nothing", who)
+	}
 	if n := eval[int](t, ctx, "private rows", `document.querySelectorAll('tr[data-bucket="private"]').length`); n != 0 {
 		t.Errorf("without a token the bucket list shows the private bucket")
 	}
@@ -74,7 +81,19 @@ func TestBrowserAuth(t *testing.T) {
 		t.Errorf("the gateway did not refuse the anonymous listing of the private bucket; requests:\n%s", rec)
 	}
 
-	// The token typed into the header: the view reloads with it.
+	// A token the gateway does not know: the header says so, as GET /auth
+	// answered (200, authenticated false), and the field is marked invalid.
+	do(t, ctx, "save a wrong token",
+		chromedp.SendKeys(chromedp.CSS("#token"), "not-a-token-of-this-gateway"),
+		chromedp.Click(chromedp.CSS("#token-save")),
+		whoSays("Token not accepted"),
+	)
+	if inv := eval[string](t, ctx, "aria-invalid", `document.getElementById("token").getAttribute("aria-invalid") ?? ""`); inv != "true" {
+		t.Errorf("with a refused token the field has aria-invalid=%q, want true", inv)
+	}
+
+	// The token typed into the header: the view reloads with it, and the
+	// header names the token the UI now acts as.
 	do(t, ctx, "save the token",
 		chromedp.SendKeys(chromedp.CSS("#token"), secret),
 		chromedp.Click(chromedp.CSS("#token-save")),
@@ -82,7 +101,20 @@ func TestBrowserAuth(t *testing.T) {
 		visible(".listing .empty"),
 		chromedp.WaitNotVisible(chromedp.CSS("#error")),
 		visible("#token-forget"),
+		whoSays("Signed in as writer"),
 	)
+	if inv := eval[string](t, ctx, "aria-invalid", `document.getElementById("token").getAttribute("aria-invalid") ?? ""`); inv != "" {
+		t.Errorf("with an accepted token the field has aria-invalid=%q", inv)
+	}
+	if n := rec.countWhere(func(h hit) bool { return h.path == "/auth" && h.status == http.StatusOK }); n < 3 {
+		t.Errorf("GET /auth answered %d times, want at start and after each save; requests:\n%s", n, rec)
+	}
+	// On a phone the verdict takes a line of its own; nothing scrolls sideways.
+	do(t, ctx, "narrow viewport", chromedp.EmulateViewport(375, 800), whoSays("Signed in as writer"))
+	if w := eval[int](t, ctx, "page width", `document.documentElement.scrollWidth`); w > 375 {
+		t.Errorf("at 375px with a token saved the page is %dpx wide", w)
+	}
+	do(t, ctx, "wide viewport", chromedp.EmulateViewport(1200, 900))
 	type storage struct {
 		Session string `json:"session"`
 		Local   int    `json:"local"`
@@ -163,6 +195,10 @@ func TestBrowserAuth(t *testing.T) {
 	if s := eval[string](t, ctx, "session storage", `sessionStorage.getItem("gridfsd.token") ?? ""`); s != "" {
 		t.Errorf("after Forget, sessionStorage still holds %q", s)
 	}
+	do(t, ctx, "no verdict after Forget", chromedp.WaitNotVisible(chromedp.CSS("#token-who")), visible("#token"))
+	if who := eval[string](t, ctx, "who after Forget", `document.getElementById("token-who").textContent`); who != "" {
+		t.Errorf("after Forget the header says %q, want nothing", who)
+	}
 
 	// The only errors are the two refusals asked for above, which the
 	// browser logs as failed loads.
@@ -173,4 +209,9 @@ func TestBrowserAuth(t *testing.T) {
 	}); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+}
+
+// whoSays waits until the header says who the UI acts as.
+func whoSays(msg string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//span[@id="token-who"][text()=%q]`, msg)))
 }

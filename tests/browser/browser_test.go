@@ -332,6 +332,19 @@ func TestBrowserUI(t *testing.T) {
 	if err != nil || !strings.HasPrefix(loc, ts.URL+"/ui/") {
 		t.Fatalf("/ led to %q (%v), want %s/ui/", loc, err, ts.URL)
 	}
+	// Without access control a token would change nothing: once GET /auth
+	// has said so, the header has no token field.
+	do(t, ctx, "ask the gateway about access control", chromedp.WaitReady(chromedp.CSS(`#token-form[data-auth="off"]`)))
+	if eval[bool](t, ctx, "token field shown", `document.getElementById("token").checkVisibility()`) {
+		t.Errorf("without access control the token field is shown")
+	}
+	if n := rec.count("/auth", http.StatusOK); n == 0 {
+		t.Errorf("the UI did not ask GET /auth; requests:\n%s", rec)
+	}
+	do(t, ctx, "the empty bucket list", visible(`section[aria-labelledby="buckets-h"] a[href="#/b/fs"]`))
+	if msg := text(t, ctx, `section[aria-labelledby="buckets-h"] p`); !strings.HasPrefix(msg, "No buckets yet. ") || strings.Contains(msg, "token") {
+		t.Errorf("without access control the empty bucket list says %q, want no word of tokens", msg)
+	}
 
 	// A bucket with small chunks, so that the clip spans several and a
 	// range read has to pick the right ones.

@@ -44,6 +44,7 @@ export function setToken(secret) {
   memoryToken = value;
   signed.clear(); // URLs minted for the old token carry its rights, not the new one's
   signingOff = false;
+  authAnswer = null;
   try {
     if (value) sessionStorage.setItem(tokenKey, value);
     else sessionStorage.removeItem(tokenKey);
@@ -136,6 +137,29 @@ async function requestJSON(method, path, opts) {
   const res = await request(method, path, opts);
   if (res.status === 204) return null;
   return res.json();
+}
+
+// Access control
+
+// GET /auth's answer for the current token, shared by the header and the
+// views that word things by it; setToken forgets it.
+let authAnswer = null;
+
+/**
+ * What the gateway says about access control and the current token:
+ * {enabled, signing, principal, authenticated}. GET /auth needs no token
+ * and answers 200 for a wrong one (authenticated: false). Asked once per
+ * token; a failure is asked again next time.
+ */
+export function authStatus() {
+  if (!authAnswer) {
+    const asked = requestJSON("GET", "/auth");
+    authAnswer = asked;
+    asked.catch(() => {
+      if (authAnswer === asked) authAnswer = null;
+    });
+  }
+  return authAnswer;
 }
 
 // Buckets

@@ -19,13 +19,19 @@ export async function renderBuckets(main, _params, signal) {
 async function load(section, signal) {
   const buckets = await api.listBuckets(signal);
   if (buckets.length === 0) {
+    // With access control the list holds only what the caller may read;
+    // without it there is no token to mention.
+    const access = await api.authStatus().catch(() => null);
+    let why = "No buckets yet. ";
+    if (access?.enabled !== false) {
+      why = api.getToken() ? "No buckets yet, or none your token may read. " : "No buckets yet, or none that anonymous users may read (enter a token above to see yours). ";
+    }
     fill(
       section,
       h(
         "p",
         {},
-        // With access control the list holds only what the caller may read.
-        api.getToken() ? "No buckets yet, or none your token may read. " : "No buckets yet, or none that anonymous users may read (enter a token above to see yours). ",
+        why,
         "Create one below, or upload into the default bucket ",
         h("a", { href: route("fs") }, "fs"),
         ".",
