@@ -213,6 +213,9 @@ func matches(list []string, bucket string) bool {
 	return slices.Contains(list, AllBuckets) || slices.Contains(list, bucket)
 }
 
+// SigningEnabled reports whether Sign can mint URLs: a signing key is set.
+func (a *Authorizer) SigningEnabled() bool { return a.cfg.SigningKey != "" }
+
 // ErrSigningDisabled is returned by Sign without a signing key.
 var ErrSigningDisabled = errors.New("signed URLs are not enabled (set auth.signing_key)")
 
