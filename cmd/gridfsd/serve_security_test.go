@@ -75,18 +75,6 @@ auth:
   signing_key: "signing-key-0123456789abcdef"
 `, certFile, keyFile)), 0o600)
 
-	logs := &syncBuffer{}
-	root := newRootCommand()
-	root.SetArgs([]string{"serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(), "--listen", httpAddr,
-		"--max-concurrent-uploads", "4", "--request-timeout", "30s", "--sweep-interval", "1h", "--sweep-grace", "2h",
-		"--max-header-bytes", "8KiB"})
-	root.SetOut(io.Discard)
-	root.SetErr(logs)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	defer client.CloseIdleConnections()
 	base := "https://" + httpAddr
@@ -107,25 +95,10 @@ auth:
 		res.Body.Close()
 		return res, string(b)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := client.Get(base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v\n%s", err, logs)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve not ready: %v\n%s", err, logs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	srv := startServe(t, client, base, "serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(), "--listen", httpAddr,
+		"--max-concurrent-uploads", "4", "--request-timeout", "30s", "--sweep-interval", "1h", "--sweep-grace", "2h",
+		"--max-header-bytes", "8KiB")
+	logs, done, cancel := srv.logs, srv.done, srv.cancel
 
 	if res, _ := do("PUT", "/b/fs/x", "", "data"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("PUT without a token: %d", res.StatusCode)

@@ -34,6 +34,47 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// serving is a `gridfsd serve` running in-process.
+type serving struct {
+	logs   *syncBuffer
+	done   chan error // receives Execute's result when serve returns
+	cancel context.CancelFunc
+}
+
+// startServe runs `gridfsd args...` in a goroutine and waits until base
+// answers /readyz through client; cancel is what SIGTERM does.
+func startServe(t *testing.T, client *http.Client, base string, args ...string) serving {
+	t.Helper()
+	s := serving{logs: &syncBuffer{}, done: make(chan error, 1)}
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetOut(io.Discard)
+	root.SetErr(s.logs)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	t.Cleanup(cancel)
+	go func() { s.done <- root.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := client.Get(base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("serve stopped: %v\n%s", err, s.logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve not ready: %v\n%s", err, s.logs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -50,37 +91,10 @@ func freeAddr(t *testing.T) string {
 func TestServeEmbedded(t *testing.T) {
 	dataDir := t.TempDir()
 	httpAddr, storeAddr := freeAddr(t), freeAddr(t)
-	logs := &syncBuffer{}
-	root := newRootCommand()
-	root.SetArgs([]string{"serve", "--listen", httpAddr, "--data-dir", dataDir, "--embedded-listen", storeAddr,
-		"--max-upload-size", "1KiB", "--shutdown-timeout", "5s", "--log-format", "json"})
-	root.SetOut(io.Discard)
-	root.SetErr(logs)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
-
+	srv := startServe(t, http.DefaultClient, "http://"+httpAddr, "serve", "--listen", httpAddr, "--data-dir", dataDir, "--embedded-listen", storeAddr,
+		"--max-upload-size", "1KiB", "--shutdown-timeout", "5s", "--log-format", "json")
+	logs, done, cancel := srv.logs, srv.done, srv.cancel
 	base := "http://" + httpAddr
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get(base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v\n%s", err, logs)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve not ready: %v\n%s", err, logs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 
 	content := "hello from gridfsd serve\n"
 	req, _ := http.NewRequest(http.MethodPut, base+"/b/fs/hello.txt", strings.NewReader(content))
