@@ -40,6 +40,7 @@ func TestSmoke(t *testing.T) {
 		"store ceiling/raw InsertMany", "store ceiling/raw find",
 		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
 		"download/driver DownloadToStream", "download/gateway HTTP GET",
+		"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU", "upload/SHA-256 of the bytes (sha256-simd): CPU",
 		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
 		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",
 	} {
@@ -50,6 +51,11 @@ func TestSmoke(t *testing.T) {
 		}
 		if strings.HasPrefix(r.Note, "FAILED") {
 			t.Errorf("row %q failed: %s", want, r.Note)
+		}
+	}
+	for _, name := range []string{"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU"} {
+		if r := seen[name]; r.Median <= 0 {
+			t.Errorf("row %q: %v CPU s/GiB, want a positive figure from the gateway process", name, r.Median)
 		}
 	}
 	if r := seen["concurrent readers/errors"]; r.Median != 0 {

@@ -43,6 +43,7 @@ type settings struct {
 	only         map[string]bool
 	jsonPath     string
 	smoke        bool
+	embedded     bool // the store runs in the benchmark's process
 }
 
 func main() {
@@ -118,6 +119,7 @@ func run(args []string, out io.Writer) error {
 		}
 		defer store.Close()
 		s.uri = store.URI()
+		s.embedded = true
 		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s\n", s.uri)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri))
