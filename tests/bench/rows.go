@@ -36,6 +36,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"download", b.download},
 		{"seek", b.seek},
 		{"readers", b.concurrentReaders},
+		{"concurrency", b.concurrency},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {
