@@ -122,7 +122,7 @@ func panel(w io.Writer, x0, y0 int, levels []int, series map[string]map[string]m
 		v := top * float64(t) / 4
 		y := yAt(v)
 		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			x0, x0+panelW, y, y, x0-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
+			x0, x0+panelW, y, y, x0-6, y+4, strconv.FormatFloat(v, 'f', -1, 64))
 	}
 	for i, n := range levels {
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", xAt(i), y0+panelH+16, n)
