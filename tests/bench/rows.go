@@ -34,6 +34,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"ceiling", b.storeCeiling},
 		{"upload", b.upload},
 		{"download", b.download},
+		{"cli", b.commandLine},
 		{"seek", b.seek},
 		{"readers", b.concurrentReaders},
 		{"concurrency", b.concurrency},
