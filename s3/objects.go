@@ -134,7 +134,9 @@ func setObjectHeaders(h http.Header, f *buckets.File) {
 		if !ok {
 			s = v.String() // Extended JSON of other types
 		}
-		h.Set(metaPrefix+key, headerSafe(s))
+		// Lower case as S3 sends them (Set would canonicalise the case,
+		// and SDKs keep the case they receive in the metadata keys).
+		h[metaPrefix+key] = []string{headerSafe(s)}
 	}
 }
 

@@ -268,7 +268,7 @@ func (s *Server) writeError(req *request, err error) {
 		h.Del(k)
 	}
 	for k := range h {
-		if strings.HasPrefix(strings.ToLower(k), "x-amz-meta-") {
+		if strings.HasPrefix(strings.ToLower(k), metaPrefix) {
 			h.Del(k)
 		}
 	}
