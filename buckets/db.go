@@ -213,6 +213,10 @@ func (d *DB) Drop(ctx context.Context, name string, force bool) error {
 	return b.Drop(ctx)
 }
 
+// Exists reports whether bucket name exists: it has a files or chunks
+// collection, or settings stored through Create.
+func (d *DB) Exists(ctx context.Context, name string) (bool, error) { return d.exists(ctx, name) }
+
 func (d *DB) exists(ctx context.Context, name string) (bool, error) {
 	names, err := d.collections(ctx)
 	if err != nil {

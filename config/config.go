@@ -38,6 +38,8 @@ const (
 	KeyRequestTimeout       = "request-timeout"
 	KeySweepInterval        = "sweep-interval"
 	KeySweepGrace           = "sweep-grace"
+	KeyS3Listen             = "s3-listen"
+	KeyS3MultipartExpiry    = "s3-multipart-expiry"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -70,6 +72,8 @@ type Config struct {
 	RequestTimeout       time.Duration // whole-request limit for everything but upload and download bodies; 0 none
 	SweepInterval        time.Duration // background removal of orphaned chunks; 0 disables it
 	SweepGrace           time.Duration // orphans younger than this are left alone (uploads in progress)
+	S3Listen             string        // S3 API listen address; empty disables it
+	S3MultipartExpiry    time.Duration // unfinished multipart uploads older than this are aborted
 
 	Auth auth.Config
 	TLS  TLS
@@ -109,6 +113,8 @@ var defaults = map[string]any{
 	KeyRequestTimeout:       "60s",
 	KeySweepInterval:        "0s",
 	KeySweepGrace:           "1h",
+	KeyS3Listen:             "127.0.0.1:9000",
+	KeyS3MultipartExpiry:    "24h",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -172,6 +178,13 @@ func Load(v *viper.Viper) (Config, error) {
 	c.RequestTimeout = dur(KeyRequestTimeout)
 	c.SweepInterval = dur(KeySweepInterval)
 	c.SweepGrace = dur(KeySweepGrace)
+	c.S3Listen = v.GetString(KeyS3Listen)
+	if c.S3Listen != "" {
+		if _, _, err := net.SplitHostPort(c.S3Listen); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not host:port (empty disables the S3 API)", KeyS3Listen, c.S3Listen))
+		}
+	}
+	c.S3MultipartExpiry = dur(KeyS3MultipartExpiry)
 	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
 		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
 	} else {

@@ -13,6 +13,8 @@ import (
 	"github.com/gridfsd/gridfsd/config"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/gridfsd/gridfsd/s3"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +42,7 @@ for trying gridfsd and for small data, not for production.`,
 				config.KeyLogLevel, config.KeyLogFormat,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
+				config.KeyS3Listen, config.KeyS3MultipartExpiry,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -67,6 +70,8 @@ for trying gridfsd and for small data, not for production.`,
 	f.String(config.KeySweepGrace, def(config.KeySweepGrace), "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
 	f.String(config.KeyTLSCert, "", "PEM certificate (chain) file: serve HTTPS (with --tls.key)")
 	f.String(config.KeyTLSKey, "", "PEM private key file of --tls.cert")
+	f.String(config.KeyS3Listen, def(config.KeyS3Listen), "S3 API listen address, host:port; empty disables it")
+	f.String(config.KeyS3MultipartExpiry, def(config.KeyS3MultipartExpiry), "abort S3 multipart uploads not completed within this time")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -115,8 +120,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot set up access control: %w", err)
 	}
+	bdb := buckets.NewDB(db)
 	gw, err := gateway.New(gateway.Config{
-		DB:                   buckets.NewDB(db),
+		DB:                   bdb,
 		Logger:               log,
 		MaxUploadSize:        c.MaxUploadSize,
 		ReadHeaderTimeout:    c.ReadHeaderTimeout,
@@ -147,11 +153,52 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	log.Info("gridfsd is serving", "http", scheme+"://"+ln.Addr().String()+"/", "database", db.Name(),
 		"max_upload_size", c.MaxUploadSize, "access_control", c.Auth.Enabled(), "sweep_interval", c.SweepInterval.String())
-	if err := gw.Serve(ctx, ln); err != nil {
+	s3ctx, stopS3 := context.WithCancel(ctx)
+	defer stopS3()
+	s3done, err := m.startS3(s3ctx, bdb, authz, gw.Registry())
+	if err != nil {
+		return err
+	}
+	err = gw.Serve(ctx, ln)
+	stopS3()
+	if s3err := <-s3done; err == nil {
+		err = s3err
+	}
+	if err != nil {
 		return err
 	}
 	log.Info("gridfsd stopped")
 	return nil
+}
+
+// startS3 serves the S3 API on s3-listen, unless it is empty, until ctx
+// ends; the channel reports how it stopped.
+func (m *Main) startS3(ctx context.Context, db *buckets.DB, authz *auth.Authorizer, reg prometheus.Registerer) (<-chan error, error) {
+	c := m.Config
+	done := make(chan error, 1)
+	if c.S3Listen == "" {
+		done <- nil
+		return done, nil
+	}
+	srv, err := s3.New(s3.Config{
+		DB: db, Auth: authz, Logger: m.Logger, Registerer: reg, MaxUploadSize: c.MaxUploadSize,
+		MultipartExpiry: c.S3MultipartExpiry, ReadHeaderTimeout: c.ReadHeaderTimeout, IdleTimeout: c.IdleTimeout,
+		ShutdownTimeout: c.ShutdownTimeout, TLSCertFile: c.TLS.Cert, TLSKeyFile: c.TLS.Key,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the S3 API: %w", err)
+	}
+	ln, err := net.Listen("tcp", c.S3Listen)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (%s): %w", c.S3Listen, config.KeyS3Listen, err)
+	}
+	scheme := "http"
+	if c.TLS.Cert != "" {
+		scheme = "https"
+	}
+	m.Logger.Info("gridfsd S3 API is serving", "s3", scheme+"://"+ln.Addr().String()+"/")
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return done, nil
 }
 
 // startEmbedded starts the embedded store and says what it is.

@@ -44,7 +44,7 @@ func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--log-level", "warn")
+	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--s3-listen=", "--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gridfsd serve: %w", err)
