@@ -74,25 +74,26 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	hdr.Set("ETag", etag(f))
 	hdr.Set("Accept-Ranges", "bytes")
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Content-Disposition", contentDisposition(f.Filename, req.URL.Query().Get("download") == "1"))
 	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))
 	if f.Metadata != nil {
 		if js, err := bson.MarshalExtJSON(f.Metadata, false, false); err == nil && len(js) <= h.cfg.MaxMetadataHeader {
 			hdr.Set(HeaderMetadata, asciiJSON(js))
 		}
 	}
-	ct := mediaType(f)
+	ct := headerContentType(mediaType(f))
 	if ct == "" {
 		ct = content.sniff()
 	}
 	hdr.Set("Content-Type", ct)
-	if scriptable(ct) {
-		// Stored files share the UI's origin: an uploaded HTML or SVG
-		// page opened directly must not run scripts that could read the
-		// UI's token. Only these types: a sandbox would also stop the
-		// browser's PDF viewer.
+	inline := inlineSafe(ct)
+	if !inline {
+		// Stored files share the UI's origin: a document that could run
+		// script (HTML, XML, SVG, a type nobody knows) must neither run it
+		// there nor be shown at all; the sandbox covers browsers that
+		// ignore attachment for a top-level navigation.
 		hdr.Set("Content-Security-Policy", "sandbox")
 	}
+	hdr.Set("Content-Disposition", contentDisposition(f.Filename, !inline || req.URL.Query().Get("download") == "1"))
 	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
 	if !prepareRange(req, f.Length) {
 		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
@@ -228,13 +229,22 @@ func (b *body) fail(err error) error {
 	return err
 }
 
-// scriptable reports whether a browser may run scripts in a document of
-// media type ct: HTML and XML, SVG included.
-func scriptable(ct string) bool {
+// inlineSafe reports whether a document of media type ct may be shown
+// inline in the gateway's origin: only types a browser renders without
+// running script. An allow-list, because the types that can run script
+// (HTML, every XML and +xml, text/xsl, SVG, JavaScript, whatever a browser
+// learns next) cannot be listed.
+func inlineSafe(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return true // unknown: be safe
+		return false
 	}
-	return mt == "text/html" || mt == "application/xhtml+xml" || mt == "text/xml" ||
-		mt == "application/xml" || strings.HasSuffix(mt, "+xml")
+	major, minor, _ := strings.Cut(mt, "/")
+	switch {
+	case strings.HasSuffix(minor, "+xml"):
+		return false // image/svg+xml above all
+	case major == "image", major == "audio", major == "video":
+		return true
+	}
+	return mt == "text/plain" || mt == "application/pdf" || mt == "application/json"
 }

@@ -374,15 +374,73 @@ func TestClientGoneIsNotLoggedAsError(t *testing.T) {
 	}
 }
 
-func TestActiveContentIsSandboxed(t *testing.T) {
+// TestActiveContent: only types that cannot run script are served inline;
+// the rest is sandboxed and an attachment, whatever the client asks.
+func TestActiveContent(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
-	e.put("/b/fs/page.html", "<script>alert(1)</script>", map[string]string{"Content-Type": "text/html"})
-	e.put("/b/fs/pic.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>", map[string]string{"Content-Type": "image/svg+xml"})
-	e.put("/b/fs/doc.pdf", "%PDF-1.4", map[string]string{"Content-Type": "application/pdf"})
-	for path, want := range map[string]string{"/b/fs/page.html": "sandbox", "/b/fs/pic.svg": "sandbox", "/b/fs/doc.pdf": ""} {
-		resp, _ := e.do("GET", path, nil, "")
-		if got := resp.Header.Get("Content-Security-Policy"); got != want {
-			t.Errorf("%s: Content-Security-Policy %q, want %q", path, got, want)
+	files := map[string]string{
+		"page.html": "text/html",
+		"style.xsl": "text/xsl",
+		"feed.atom": "application/atom+xml",
+		"data.xml":  "application/xml",
+		"pic.svg":   "image/svg+xml",
+		"app.js":    "text/javascript",
+		"thing.zz":  "application/x-unknown",
+		"doc.pdf":   "application/pdf",
+		"photo.png": "image/png",
+		"clip.mp4":  "video/mp4",
+		"song.ogg":  "audio/ogg",
+		"notes.txt": "text/plain; charset=utf-8",
+		"data.json": "application/json",
+	}
+	for name, ct := range files {
+		e.put("/b/fs/"+name, "<html><script>alert(1)</script></html>", map[string]string{"Content-Type": ct})
+	}
+	var tests []httpTest
+	for name, ct := range files {
+		attachment := `attachment; filename="` + name + `"; filename*=UTF-8''` + name
+		inline := `inline; filename="` + name + `"; filename*=UTF-8''` + name
+		switch ct {
+		case "application/pdf", "image/png", "video/mp4", "audio/ogg", "text/plain; charset=utf-8", "application/json":
+			tests = append(tests,
+				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": inline}},
+				httpTest{name: name + " download", method: "GET", path: "/b/fs/" + name + "?download=1", code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": attachment}})
+		default:
+			tests = append(tests,
+				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}},
+				httpTest{name: name + " HEAD", method: "HEAD", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}})
 		}
 	}
+	e.run(tests)
+}
+
+// TestStoredHeaderValuesCarryNoControlBytes: what another tool stored is
+// served in header values a client accepts.
+func TestStoredHeaderValuesCarryNoControlBytes(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	files := e.db.Database().Collection("fs.files")
+	ctx := context.Background()
+	docs := []any{
+		bson.M{"_id": "nul", "length": int64(0), "chunkSize": int32(255), "uploadDate": time.Now(),
+			"filename": "nul.txt", "metadata": bson.M{"contentType": "text/plain\x00\r\nX-Evil: 1"}},
+		bson.M{"_id": "legacy", "length": int64(0), "chunkSize": int32(255), "uploadDate": time.Now(),
+			"filename": "legacy\x01\x7f.txt", "contentType": "text/html\x7f", "metadata": bson.M{"note": "a\x7fb\x00c"}},
+	}
+	if _, err := files.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	e.run([]httpTest{
+		{name: "NUL in contentType", method: "GET", path: "/id/fs/nul", code: 200, resHeader: map[string]string{
+			"Content-Type": "application/octet-stream", "Content-Security-Policy": "sandbox", "X-Evil": "",
+		}},
+		{name: "DEL everywhere", method: "GET", path: "/id/fs/legacy", code: 200, resHeader: map[string]string{
+			"Content-Type":        "application/octet-stream",
+			"X-Gridfs-Metadata":   `{"note":"a\u007fb\u0000c"}`,
+			"Content-Disposition": `attachment; filename="legacy__.txt"; filename*=UTF-8''legacy%01%7F.txt`,
+		}},
+	})
 }
