@@ -49,11 +49,30 @@ func TestDownloadRanges(t *testing.T) {
 			resHeader: map[string]string{"Content-Range": "bytes */100"}},
 		{name: "reversed", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=9-3"), code: 416, errCode: "range_not_satisfiable",
 			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "end beyond int64 is clamped", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=0-99999999999999999999"), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "suffix beyond int64 is clamped", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=-99999999999999999999"), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "start beyond int64", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=99999999999999999999-"), code: 416, errCode: "range_not_satisfiable",
+			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "not modified before unsatisfiable", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=500-", "If-None-Match": f.ETag}, code: 304},
+		{name: "not modified before a zero suffix", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=-0", "If-None-Match": f.ETag}, code: 304},
+		{name: "precondition failed before unsatisfiable", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=500-", "If-Match": `"other"`}, code: 412},
+		{name: "overlapping ranges merged", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=0-9,5-19,20-29"), code: 206, resBody: part(0, 29), resHeader: cr(0, 29)},
+		{name: "adjacent single bytes merged", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=" + manyRanges(100, func(i int) string { return fmt.Sprintf("%d-%d", i, i) })), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "more than 200 ranges: the whole file", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=" + manyRanges(201, func(i int) string { return fmt.Sprintf("%d-%d", i%50*2, i%50*2) })), code: 200, resBody: str(content)},
 		{name: "another unit is ignored (RFC 9110 14.2)", method: "GET", path: "/b/fs/r.bin", header: rng("items=0-5"), code: 200, resBody: str(content)},
 		{name: "HEAD", method: "HEAD", path: "/b/fs/r.bin", code: 200, resBody: str(""),
 			resHeader: map[string]string{"Content-Length": "100", "ETag": f.ETag, "Accept-Ranges": "bytes"}},
 		{name: "HEAD with a range", method: "HEAD", path: "/b/fs/r.bin", header: rng("bytes=16-31"), code: 206, resBody: str(""), resHeader: cr(16, 31)},
 	})
+}
+
+// manyRanges joins n ranges made by one.
+func manyRanges(n int, one func(int) string) string {
+	r := make([]string, n)
+	for i := range r {
+		r[i] = one(i)
+	}
+	return strings.Join(r, ",")
 }
 
 func TestDownloadMultipleRanges(t *testing.T) {
@@ -179,7 +198,10 @@ func TestDownloadContentType(t *testing.T) {
 		{name: "legacy", method: "GET", path: "/b/fs/legacy.txt", code: 200, resHeader: ct("image/gif")},
 		{name: "extension", method: "GET", path: "/b/fs/by-ext.json", code: 200, resHeader: ct("application/json")},
 		{name: "sniffed html", method: "GET", path: "/b/fs/sniffed-html", code: 200, resHeader: ct("text/html; charset=utf-8")},
-		{name: "sniffed text", method: "HEAD", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("text/plain; charset=utf-8")},
+		{name: "sniffed text", method: "GET", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("text/plain; charset=utf-8")},
+		{name: "sniffed text, a range", method: "GET", path: "/b/fs/sniffed-text", header: map[string]string{"Range": "bytes=0-0"}, code: 206, resHeader: ct("text/plain; charset=utf-8")},
+		// HEAD reads no content, so it cannot sniff.
+		{name: "HEAD of an untyped file", method: "HEAD", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("application/octet-stream")},
 		{name: "sniffed binary", method: "GET", path: "/b/fs/sniffed-binary", code: 200, resHeader: ct("application/octet-stream")},
 		{name: "empty file", method: "GET", path: "/b/fs/empty", code: 200, resBody: str(""), resHeader: map[string]string{"Content-Length": "0"}},
 		// ServeContent ignores ranges on an empty file rather than refuse them.
@@ -320,6 +342,34 @@ func TestRangeReadCost(t *testing.T) {
 		}
 		if got := e.metric("gridfsd_store_read_bytes_total") - before; got == 0 || got > c.max {
 			t.Errorf("%s %q: %v bytes from the store, want 1 to %v", c.path, c.rng, got, c.max)
+		}
+	}
+}
+
+// TestHeadAndNotModifiedReadNoChunks: the headers of HEAD and of a 304 come
+// from the files document alone, even for a file whose type only sniffing
+// could tell.
+func TestHeadAndNotModifiedReadNoChunks(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	f := e.put("/b/fs/untyped", pattern(3000), nil)
+	for _, c := range []struct {
+		method string
+		header map[string]string
+		code   int
+	}{
+		{"HEAD", nil, 200},
+		{"HEAD", map[string]string{"Range": "bytes=2000-2001"}, 206},
+		{"GET", map[string]string{"If-None-Match": f.ETag}, 304},
+		{"GET", map[string]string{"If-None-Match": f.ETag, "Range": "bytes=2000-2001"}, 304},
+		{"HEAD", map[string]string{"If-None-Match": f.ETag}, 304},
+	} {
+		before := e.metric("gridfsd_store_read_bytes_total")
+		res, _ := e.do(c.method, "/b/fs/untyped", c.header, "")
+		if res.StatusCode != c.code {
+			t.Errorf("%s %v: status %d, want %d", c.method, c.header, res.StatusCode, c.code)
+		}
+		if got := e.metric("gridfsd_store_read_bytes_total") - before; got != 0 {
+			t.Errorf("%s %v: %v bytes read from the store, want none", c.method, c.header, got)
 		}
 	}
 }

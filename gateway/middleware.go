@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -46,7 +47,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			route = "unmatched"
 		}
 		res := c.Response()
-		s.metrics.requests.WithLabelValues(route, req.Method, strconv.Itoa(res.Status)).Inc()
+		s.metrics.requests.WithLabelValues(route, methodLabel(req.Method), statusLabel(res.Status)).Inc()
 		s.metrics.bytesIn.Add(float64(body.n))
 		s.metrics.bytesOut.Add(float64(res.Size))
 		attrs := []any{
@@ -69,6 +70,26 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		requestLogger(c).Log(req.Context(), level, "request", attrs...)
 		return nil
 	}
+}
+
+// methodLabel is a request method as a metric label: the methods the API
+// knows, and "other" for whatever a client invents, which would otherwise
+// grow the series without bound.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost,
+		http.MethodDelete, http.MethodPatch, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// statusLabel is a status code as a metric label, from 100 to 599 only.
+func statusLabel(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
 }
 
 // requestLogger is the logger of the request c, which carries its id.

@@ -20,30 +20,33 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	// access control runs before limits take an upload slot.
 	e.Use(s.observe, s.cors, s.authorize, s.limit)
 
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
+	// Every GET route answers HEAD too, with the same status and headers
+	// (RFC 9110 9.3.2); the server drops the body.
+	get := func(path string, h echo.HandlerFunc) {
+		e.GET(path, h)
+		e.HEAD(path, h)
+	}
+	get("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
 	uiHandler := echo.WrapHandler(http.StripPrefix("/ui", ui.Handler()))
-	e.GET("/ui", uiHandler)
-	e.GET("/ui/*", uiHandler)
-	e.HEAD("/ui/*", uiHandler)
+	get("/ui", uiHandler)
+	get("/ui/*", uiHandler)
 
-	e.GET("/healthz", h.healthz)
-	e.GET("/readyz", h.readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	get("/healthz", h.healthz)
+	get("/readyz", h.readyz)
+	get("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
-	e.GET("/auth", s.authStatus)
+	get("/auth", s.authStatus)
 	e.POST("/sign", s.sign)
-	e.GET("/buckets", h.listBuckets)
+	get("/buckets", h.listBuckets)
 	e.PUT("/buckets/:bucket", h.createBucket)
 	e.DELETE("/buckets/:bucket", h.dropBucket)
 
-	e.GET("/b/:bucket", h.listFiles)
-	e.GET("/b/:bucket/*", h.getByName) // an empty name lists the bucket
-	e.HEAD("/b/:bucket/*", h.getByName)
+	get("/b/:bucket", h.listFiles)
+	get("/b/:bucket/*", h.getByName) // an empty name lists the bucket
 	e.PUT("/b/:bucket/*", h.upload)
 	e.DELETE("/b/:bucket/*", h.deleteByName)
 
-	e.GET("/id/:bucket/*", h.getByID)
-	e.HEAD("/id/:bucket/*", h.getByID)
+	get("/id/:bucket/*", h.getByID)
 	e.PATCH("/id/:bucket/*", h.patchByID)
 	e.DELETE("/id/:bucket/*", h.deleteByID)
 	return e

@@ -300,9 +300,13 @@ export function idLinkURL(bucket, id) {
   return signedURL(idPath(bucket, id), {});
 }
 
-/** The Content-Type the gateway serves a file with (it sniffs when none is stored). */
+/**
+ * The Content-Type the gateway serves a file with (it sniffs when none is
+ * stored). A GET of the first byte: HEAD reads no content, so it cannot sniff.
+ */
 export async function servedType(bucket, file, signal) {
-  const res = await request("HEAD", idPath(bucket, file.id), { signal });
+  const res = await request("GET", idPath(bucket, file.id), { headers: { Range: "bytes=0-0" }, signal });
+  await res.arrayBuffer();
   return res.headers.get("Content-Type") || "";
 }
 
