@@ -43,13 +43,25 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 
 	get("/b/:bucket", h.listFiles)
 	get("/b/:bucket/*", h.getByName) // an empty name lists the bucket
-	e.PUT("/b/:bucket/*", h.upload)
+	e.PUT("/b/:bucket/*", h.upload, refusePartialPut)
 	e.DELETE("/b/:bucket/*", h.deleteByName)
 
 	get("/id/:bucket/*", h.getByID)
 	e.PATCH("/id/:bucket/*", h.patchByID)
 	e.DELETE("/id/:bucket/*", h.deleteByID)
 	return e
+}
+
+// refusePartialPut answers a PUT that carries Content-Range with 400 before
+// anything is stored: RFC 9110 14.5 forbids storing a partial
+// representation as the whole, and this is not a partial-update API.
+func refusePartialPut(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if len(c.Request().Header.Values("Content-Range")) > 0 {
+			return badRequest("PUT with Content-Range: a partial upload is not supported, send the whole file")
+		}
+		return next(c)
+	}
 }
 
 func bucketParam(c echo.Context) (string, error) { return pathParam(c, "bucket") }
