@@ -3,9 +3,12 @@ package gateway
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -38,7 +41,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		body := &countingReader{r: req.Body}
 		req.Body = body
 
-		if err := next(c); err != nil {
+		if err := serveRecovered(c, next); err != nil {
 			writeError(c, err)
 		}
 
@@ -90,6 +93,29 @@ func statusLabel(code int) string {
 		return "other"
 	}
 	return strconv.Itoa(code)
+}
+
+// errPanic is a handler's panic, answered 500 like any internal error.
+var errPanic = errors.New("handler panicked")
+
+// serveRecovered runs next and turns its panic into an error, logged with
+// the request id and the stack, so that one bad request neither kills the
+// process nor loses its log line. Deferred cleanups in the handler (an
+// upload's abort) have run by then. http.ErrAbortHandler is the standard
+// way to cut a reply short and passes through.
+func serveRecovered(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if r == http.ErrAbortHandler {
+			panic(r)
+		}
+		requestLogger(c).Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		err = fmt.Errorf("%w: %v", errPanic, r)
+	}()
+	return next(c)
 }
 
 // requestLogger is the logger of the request c, which carries its id.
