@@ -248,12 +248,22 @@ type BucketInfo struct {
 // statistics: any pair of collections X.files/X.chunks, whoever wrote them,
 // and every bucket created through gridfsd.
 func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
+	return d.ListOf(ctx, nil)
+}
+
+// ListOf is List restricted to the buckets keep accepts (nil keeps all):
+// the statistics, a scan of each files collection, are computed only for
+// those, so a caller who may see few buckets costs few scans.
+func (d *DB) ListOf(ctx context.Context, keep func(name string) bool) ([]BucketInfo, error) {
 	seen, err := d.all(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]BucketInfo, 0, len(seen))
 	for name, s := range seen {
+		if keep != nil && !keep(name) {
+			continue
+		}
 		st, err := d.bucket(name, s).Stats(ctx)
 		if err != nil {
 			return nil, err

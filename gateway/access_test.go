@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,9 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 const (
@@ -425,4 +429,57 @@ func (s *syncLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestBucketListScansOnlyVisibleBuckets: GET /buckets computes statistics
+// (an aggregate over each files collection) only for the buckets the
+// caller may read.
+func TestBucketListScansOnlyVisibleBuckets(t *testing.T) {
+	var mu sync.Mutex
+	scanned := map[string]int{}
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "aggregate" || e.CommandName == "count" {
+			coll, _ := e.Command.Lookup(e.CommandName).StringValueOK()
+			mu.Lock()
+			scanned[coll]++
+			mu.Unlock()
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	db := storetest.MustOpenDB(t)
+	a, err := auth.New(testAuthConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(gateway.Config{DB: buckets.NewDB(client.Database(db.Name())), Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	e := &env{t: t, db: buckets.NewDB(db), srv: srv, url: hs.URL}
+	for _, b := range []string{"media", "public", "secret", "other"} {
+		e.put("/b/"+b+"/f", "x", bearer(adminSecret))
+	}
+	mu.Lock()
+	clear(scanned)
+	mu.Unlock()
+	res, body := e.do("GET", "/buckets", bearer(readerSecret), "")
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"media"`) {
+		t.Fatalf("GET /buckets: %d %s", res.StatusCode, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for coll := range scanned {
+		if coll != "media.files" {
+			t.Errorf("GET /buckets as a reader of media scanned %s (%v)", coll, scanned)
+		}
+	}
+	if scanned["media.files"] == 0 {
+		t.Errorf("no statistics computed for media: %v", scanned)
+	}
 }
