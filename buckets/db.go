@@ -53,7 +53,8 @@ func (s Settings) check() error {
 type DB struct {
 	db *mongo.Database
 
-	uploads *chunker.Budget
+	uploads   *chunker.Budget
+	downloads *chunker.ReadBudget
 
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
@@ -87,11 +88,14 @@ const IndexCheckInterval = time.Minute
 const (
 	ConcurrentInserts = 8
 	UploadBufferBytes = 32 << 20
+	// DownloadBufferBytes is the read-ahead of all downloads through one
+	// DB (see chunker.ReadBudget).
+	DownloadBufferBytes = 32 << 20
 )
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
 }
 
 // Database is the underlying database.
