@@ -7,6 +7,7 @@ import (
 	"github.com/gridfsd/gridfsd/gateway/ui"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/semaphore"
 )
 
 // newRouter registers the routes of the API. It is the only place that
@@ -47,7 +48,7 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	e.DELETE("/b/:bucket/*", h.deleteByName)
 
 	get("/id/:bucket/*", h.getByID)
-	e.PATCH("/id/:bucket/*", h.patchByID)
+	e.PATCH("/id/:bucket/*", h.patchByID, budgetBody(semaphore.NewWeighted(patchBufferBytes), maxPatchBytes+1))
 	e.DELETE("/id/:bucket/*", h.deleteByID)
 	return e
 }
