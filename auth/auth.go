@@ -129,6 +129,9 @@ func New(cfg Config) (*Authorizer, error) {
 	if cfg.SigningKey != "" && len(cfg.SigningKey) < MinSecretLength {
 		return nil, fmt.Errorf("auth.signing_key: shorter than %d characters", MinSecretLength)
 	}
+	if cfg.MaxSignedLife < 0 {
+		return nil, fmt.Errorf("auth.max_signed_life: %s is negative", cfg.MaxSignedLife)
+	}
 	return &Authorizer{cfg: cfg}, nil
 }
 

@@ -159,6 +159,7 @@ func TestNewRejectsWeakConfig(t *testing.T) {
 			{Name: "b", Secret: readerSecret, Buckets: []string{"*"}, Access: auth.Read},
 		}},
 		{SigningKey: "short"},
+		{SigningKey: signingKey, MaxSignedLife: -time.Hour},
 	}
 	for i, c := range bad {
 		if _, err := auth.New(c); err == nil {
