@@ -95,7 +95,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	}
 	// Else ServeContent sniffs, once the preconditions passed: a 304
 	// reads no chunk either.
-	typed := &typedReply{ResponseWriter: c.Response(), attachment: req.URL.Query().Get("download") == "1", filename: f.Filename}
+	typed := &typedReply{ResponseWriter: c.Response(), attachment: req.URL.Query().Get("download") == "1", filename: f.Filename, known: ct}
 	w := &jsonErrors{ResponseWriter: typed, c: c, size: f.Length}
 	prepareRange(req, f.Length)
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
@@ -262,12 +262,18 @@ type typedReply struct {
 	http.ResponseWriter
 	attachment bool // the client asked for a download
 	filename   string
+	known      string // the file's Content-Type when known before sniffing
 }
 
 func (w *typedReply) WriteHeader(status int) {
 	if status < 300 {
 		hdr := w.Header()
-		inline := inlineSafe(hdr.Get("Content-Type"))
+		ct := hdr.Get("Content-Type")
+		if strings.HasPrefix(ct, "multipart/byteranges") {
+			// The parts carry the file's type; "" (sniffed) is not safe.
+			ct = w.known
+		}
+		inline := inlineSafe(ct)
 		if !inline {
 			// Stored files share the UI's origin: a document that could
 			// run script (HTML, XML, SVG, a type nobody knows) must

@@ -456,15 +456,32 @@ func TestActiveContent(t *testing.T) {
 				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
 					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": inline}},
 				httpTest{name: name + " download", method: "GET", path: "/b/fs/" + name + "?download=1", code: 200,
-					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": attachment}})
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": attachment}},
+				httpTest{name: name + " multiple ranges", method: "GET", path: "/b/fs/" + name, header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": inline}})
 		default:
 			tests = append(tests,
 				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
 					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}},
 				httpTest{name: name + " HEAD", method: "HEAD", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}},
+				httpTest{name: name + " multiple ranges", method: "GET", path: "/b/fs/" + name, header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
 					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}})
 		}
 	}
+	// Types found by sniffing follow the same rule.
+	e.put("/b/fs/sniffed-page", "<!DOCTYPE html><script>alert(1)</script>", nil)
+	e.put("/b/fs/sniffed-png", "\x89PNG\r\n\x1a\n0000", nil)
+	tests = append(tests,
+		httpTest{name: "sniffed HTML", method: "GET", path: "/b/fs/sniffed-page", code: 200, resHeader: map[string]string{
+			"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "sandbox",
+			"Content-Disposition": `attachment; filename="sniffed-page"; filename*=UTF-8''sniffed-page`}},
+		httpTest{name: "sniffed PNG", method: "GET", path: "/b/fs/sniffed-png", code: 200, resHeader: map[string]string{
+			"Content-Type": "image/png", "Content-Security-Policy": "",
+			"Content-Disposition": `inline; filename="sniffed-png"; filename*=UTF-8''sniffed-png`}},
+		httpTest{name: "sniffed HTML, multiple ranges", method: "GET", path: "/b/fs/sniffed-page", header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
+			resHeader: map[string]string{"Content-Security-Policy": "sandbox"}},
+	)
 	e.run(tests)
 }
 
