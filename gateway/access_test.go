@@ -224,6 +224,9 @@ func TestSignedURLs(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("POST /sign with query: %d %s", res.StatusCode, body)
 	}
+	if !strings.Contains(string(body), "download=1&expires=") || strings.Contains(string(body), `\u0026`) {
+		t.Errorf("the signed URL is not written with a plain &: %s", body)
+	}
 	mustJSON(t, body, &signed)
 	download := signed.URL
 	res, body = e.signURL(readerSecret, "HEAD", "/b/media/dir/clip%20one.mp4", "1m")
