@@ -100,6 +100,7 @@ func (b *Bucket) Open(ctx context.Context, f *File) (*Download, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.ShareReadahead(b.db.downloads)
 	return &Download{Reader: r, File: f}, nil
 }
 

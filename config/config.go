@@ -45,6 +45,7 @@ const (
 	KeyAuthTokens        = "auth.tokens"
 	KeyAuthAnonymousRead = "auth.anonymous_read"
 	KeyAuthSigningKey    = "auth.signing_key"
+	KeyAuthMaxSignedLife = "auth.max_signed_life"
 	KeyTLSCert           = "tls.cert"
 	KeyTLSKey            = "tls.key"
 	KeyCORSOrigins       = "cors.origins"
@@ -245,6 +246,13 @@ func loadAuth(v *viper.Viper) (auth.Config, error) {
 	c := auth.Config{
 		AnonymousRead: v.GetStringSlice(KeyAuthAnonymousRead),
 		SigningKey:    v.GetString(KeyAuthSigningKey),
+	}
+	if life := v.GetString(KeyAuthMaxSignedLife); life != "" {
+		d, err := time.ParseDuration(life)
+		if err != nil || d <= 0 {
+			return auth.Config{}, fmt.Errorf("%s: %q is not a positive duration such as 24h", KeyAuthMaxSignedLife, life)
+		}
+		c.MaxSignedLife = d
 	}
 	for i, t := range raw {
 		access, err := auth.ParseAccess(t.Access)

@@ -59,19 +59,20 @@ auth:
 
 func TestInvalidValuesNameTheirKey(t *testing.T) {
 	for key, val := range map[string]string{
-		"GRIDFSD_LISTEN":           "nope",
-		"GRIDFSD_MAX_UPLOAD_SIZE":  "lots",
-		"GRIDFSD_IDLE_TIMEOUT":     "soon",
-		"GRIDFSD_LOG_LEVEL":        "loud",
-		"GRIDFSD_URI":              "http://localhost",
-		"GRIDFSD_AUTH_SIGNING_KEY": "short",
-		"GRIDFSD_MAX_HEADER_BYTES": "10",
-		"GRIDFSD_EMBEDDED_LISTEN":  "27017",
-		"GRIDFSD_LOG_FORMAT":       "xml",
-		"GRIDFSD_CONNECT_TIMEOUT":  "-1s",
-		"GRIDFSD_SWEEP_GRACE":      "x",
-		"GRIDFSD_REQUEST_TIMEOUT":  "1 hour",
-		"GRIDFSD_TLS_CERT":         "cert.pem",
+		"GRIDFSD_LISTEN":               "nope",
+		"GRIDFSD_MAX_UPLOAD_SIZE":      "lots",
+		"GRIDFSD_IDLE_TIMEOUT":         "soon",
+		"GRIDFSD_LOG_LEVEL":            "loud",
+		"GRIDFSD_URI":                  "http://localhost",
+		"GRIDFSD_AUTH_SIGNING_KEY":     "short",
+		"GRIDFSD_AUTH_MAX_SIGNED_LIFE": "forever",
+		"GRIDFSD_MAX_HEADER_BYTES":     "10",
+		"GRIDFSD_EMBEDDED_LISTEN":      "27017",
+		"GRIDFSD_LOG_FORMAT":           "xml",
+		"GRIDFSD_CONNECT_TIMEOUT":      "-1s",
+		"GRIDFSD_SWEEP_GRACE":          "x",
+		"GRIDFSD_REQUEST_TIMEOUT":      "1 hour",
+		"GRIDFSD_TLS_CERT":             "cert.pem",
 	} {
 		t.Run(key, func(t *testing.T) {
 			t.Setenv(key, val)
@@ -81,6 +82,7 @@ func TestInvalidValuesNameTheirKey(t *testing.T) {
 			}
 			name := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(key, "GRIDFSD_"), "_", "-"))
 			name = strings.Replace(name, "auth-signing-key", "auth.signing_key", 1)
+			name = strings.Replace(name, "auth-max-signed-life", "auth.max_signed_life", 1)
 			name = strings.Replace(name, "tls-cert", "tls.cert", 1)
 			if !strings.Contains(err.Error(), name) {
 				t.Errorf("error %q does not name %s", err, name)
@@ -100,5 +102,17 @@ func TestParseSize(t *testing.T) {
 		if _, err := config.ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
 		}
+	}
+}
+
+func TestMaxSignedLife(t *testing.T) {
+	t.Setenv("GRIDFSD_AUTH_SIGNING_KEY", "fedcba9876543210fedcba")
+	t.Setenv("GRIDFSD_AUTH_MAX_SIGNED_LIFE", "1h")
+	c, err := config.Load(config.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth.MaxSignedLife != time.Hour {
+		t.Errorf("auth.max_signed_life = %s, want 1h", c.Auth.MaxSignedLife)
 	}
 }

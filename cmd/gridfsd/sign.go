@@ -36,14 +36,20 @@ func (a *app) newSignCommand() *cobra.Command {
 				return fmt.Errorf("--expires must be more than 0")
 			}
 			u, err := url.Parse(args[1])
-			if err != nil || !strings.HasPrefix(u.Path, "/") || u.RawQuery != "" || u.Host != "" {
-				return fmt.Errorf("path %q must be an absolute path such as /b/media/clip.webm, without query", args[1])
+			if err != nil || !strings.HasPrefix(u.Path, "/") || u.Host != "" {
+				return fmt.Errorf("path %q must be an absolute path such as /b/media/clip.webm?download=1", args[1])
+			}
+			query, err := url.ParseQuery(u.RawQuery)
+			if err != nil {
+				return fmt.Errorf("path %q: query: %w", args[1], err)
 			}
 			authz, err := auth.New(c.Auth)
 			if err != nil {
 				return fmt.Errorf("configuration: %w", err)
 			}
-			q, err := authz.Sign(method, u.Path, time.Now().Add(expires))
+			// Refused beyond auth's maximum: the gateway would refuse the
+			// URL anyway, and a long-lived one is what a leak must not give.
+			q, err := authz.Sign(method, u.Path, query, time.Now().Add(expires))
 			if err != nil {
 				return err
 			}
