@@ -193,13 +193,7 @@ func (s *Server) sign(c echo.Context) error {
 	if err != nil {
 		return badRequest("%v", err) // parameters of its own in the query
 	}
-	// The URL is meant to be copied as it is: a plain "&", not the "\u0026"
-	// that HTML escaping (echo's default) would make of it.
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	c.Response().WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(c.Response())
-	enc.SetEscapeHTML(false)
-	return enc.Encode(signResponse{URL: u.EscapedPath() + "?" + q, Method: sr.Method, Path: u.Path, Expires: exp.UTC()})
+	return c.JSON(http.StatusOK, signResponse{URL: u.EscapedPath() + "?" + q, Method: sr.Method, Path: u.Path, Expires: exp.UTC()})
 }
 
 // parsedSign is a checked signRequest.

@@ -486,3 +486,18 @@ func TestBucketListScansOnlyVisibleBuckets(t *testing.T) {
 		t.Errorf("no statistics computed for media: %v", scanned)
 	}
 }
+
+// TestJSONNotHTMLEscaped: replies are JSON for programs and people, not HTML;
+// a signed URL copied from the raw reply must work, and messages read as
+// written ("<token>", not "\u003ctoken\u003e").
+func TestJSONNotHTMLEscaped(t *testing.T) {
+	e, _ := newAuthEnv(t, testAuthConfig())
+	res, body := e.signURL(readerSecret, "GET", "/b/media/x", "5m")
+	if res.StatusCode != 200 || !strings.Contains(string(body), "&signature=") || strings.Contains(string(body), `\u0026`) {
+		t.Errorf("POST /sign: %d %s, want a raw & in the URL", res.StatusCode, body)
+	}
+	res, body = e.signURL("", "GET", "/b/media/x", "5m")
+	if res.StatusCode != 401 || !strings.Contains(string(body), "Bearer <token>") {
+		t.Errorf("POST /sign without token: %d %s, want the message to show <token>", res.StatusCode, body)
+	}
+}

@@ -16,6 +16,7 @@ import (
 func newRouter(s *Server, h *handler) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.JSONSerializer = jsonSerializer{}
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(c, err) }
 	// Order matters: preflights are answered before access control, and
 	// access control runs before limits take an upload slot.
