@@ -350,19 +350,20 @@ const FieldS3ETag = "s3ETag"
 // Upload is a file being written. Write its content, then Commit; or Abort.
 // Until Commit returns, no reader can see the file.
 type Upload struct {
-	b         *Bucket
-	ctx       context.Context
-	id        any
-	filename  string
-	metadata  bson.D
-	extra     bson.D
-	w         *chunker.Writer
-	md5       hash.Hash // nil unless UploadOptions.MD5
-	max       int64
-	cond      Conditions
-	replaced  *File // the revision If-Match matched at commit
-	done      bool
-	committed bool
+	b          *Bucket
+	ctx        context.Context
+	id         any
+	filename   string
+	metadata   bson.D
+	extra      bson.D
+	w          *chunker.Writer
+	md5        hash.Hash // nil unless UploadOptions.MD5
+	max        int64
+	cond       Conditions
+	replaced   *File // the revision If-Match matched at commit
+	done       bool
+	committing bool // Commit was called
+	committed  bool
 }
 
 // OpenUpload starts an upload of a file named filename. It checks the name,
@@ -472,10 +473,12 @@ func (u *Upload) MD5() []byte {
 	return u.md5.Sum(nil)
 }
 
-// Abort stops the upload and removes what it wrote.
-// After a successful Commit it does nothing: the file is stored.
+// Abort stops the upload and removes what it wrote. Once Commit has been
+// called it does nothing: Commit removes what it must itself, and after an
+// insert of unknown outcome the chunks must stay. So front doors can defer
+// Abort right after OpenUpload.
 func (u *Upload) Abort() error {
-	if u.committed {
+	if u.committing || u.committed {
 		return nil
 	}
 	u.done = true

@@ -133,7 +133,7 @@ func (u *Upload) Commit() (*File, error) {
 	if u.done {
 		return nil, chunker.ErrClosed
 	}
-	u.done = true
+	u.done, u.committing = true, true
 	if err := u.w.Close(); err != nil {
 		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
 	}
