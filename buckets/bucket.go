@@ -336,8 +336,11 @@ type UploadOptions struct {
 	MD5 bool
 	// Conditions, when set, are checked against the newest revision of
 	// the name when the upload commits, atomically (see the commit
-	// protocol in commit.go).
+	// protocol in the package doc).
 	Conditions Conditions
+	// Replace removes the revision Conditions.IfMatch matched as part of
+	// the commit, so that the new revision takes its place.
+	Replace bool
 }
 
 // FieldS3ETag is the top-level files document field, gridfsd's own, that
@@ -360,7 +363,9 @@ type Upload struct {
 	md5        hash.Hash // nil unless UploadOptions.MD5
 	max        int64
 	cond       Conditions
-	replaced   *File // the revision If-Match matched at commit
+	replace    bool
+	replaced   *File // the revision Replace removed
+	replaceErr error
 	done       bool
 	committing bool // Commit was called
 	committed  bool
@@ -407,7 +412,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err != nil {
 		return nil, err
 	}
-	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions}
+	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions, replace: opts.Replace}
 	if opts.MD5 {
 		up.md5 = md5.New()
 	}

@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
@@ -41,7 +43,11 @@ type lease struct {
 	holder bson.ObjectID
 }
 
-func (b *Bucket) leases() *mongo.Collection { return b.db.db.Collection(LeasesCollection) }
+// leases are held on several names at once, taken in the order of their
+// ids so that two writers never wait for each other.
+type leases []*lease
+
+func (b *Bucket) leaseColl() *mongo.Collection { return b.db.db.Collection(LeasesCollection) }
 
 // leaseID is a fixed-size key for any name: names may be long.
 func leaseID(bucket, filename string) string {
@@ -49,10 +55,28 @@ func leaseID(bucket, filename string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// acquireLease takes the lease on filename, waiting while another writer
-// holds it, until ctx ends.
-func (b *Bucket) acquireLease(ctx context.Context, filename string) (*lease, error) {
-	l := &lease{coll: b.leases(), id: leaseID(b.name, filename), holder: bson.NewObjectID()}
+// acquireLeases takes the leases on names (duplicates count once),
+// waiting while other writers hold them, until ctx ends.
+func (b *Bucket) acquireLeases(ctx context.Context, names ...string) (leases, error) {
+	byID := map[string]string{}
+	for _, n := range names {
+		byID[leaseID(b.name, n)] = n
+	}
+	ids := slices.Sorted(maps.Keys(byID))
+	var held leases
+	for _, id := range ids {
+		l, err := b.acquireLease(ctx, id, byID[id])
+		if err != nil {
+			held.release(ctx)
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return held, nil
+}
+
+func (b *Bucket) acquireLease(ctx context.Context, id, filename string) (*lease, error) {
+	l := &lease{coll: b.leaseColl(), id: id, holder: bson.NewObjectID()}
 	wait := time.Millisecond
 	for {
 		expires := bson.NewDateTimeFromTime(time.Now().Add(LeaseTTL))
@@ -88,13 +112,15 @@ func (b *Bucket) acquireLease(ctx context.Context, filename string) (*lease, err
 	}
 }
 
-// release gives the lease back, unless another writer took it over.
-func (l *lease) release(ctx context.Context) {
+// release gives the leases back, unless another writer took one over.
+func (ls leases) release(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
 	defer cancel()
-	// A failure leaves the lease to expire: it delays the next writer, it
-	// does not break anything.
-	l.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}})
+	for _, l := range ls {
+		// A failure leaves the lease to expire: it delays the next
+		// writer, it does not break anything.
+		l.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}})
+	}
 }
 
 // newest is the newest revision of name, or nil when there is none.
@@ -144,32 +170,45 @@ func (u *Upload) Commit() (*File, error) {
 		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
 	}
 	u.committed = true
+	if u.replaced != nil && u.replaceErr == nil {
+		// The lease is given back: removing a large file's chunks takes
+		// a while and nobody sees them any more.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), DeleteTimeout)
+		defer cancel()
+		if _, err := u.b.chunks.DeleteMany(dctx, bson.D{{Key: "files_id", Value: u.replaced.ID}}); err != nil {
+			u.replaceErr = fmt.Errorf("delete chunks of %v: %w", u.replaced.ID, err)
+		}
+	}
 	return f, nil
+}
+
+// removeFilesDoc removes f's files document (its chunks stay for the
+// caller), whatever version it is now: the caller holds its name's lease.
+func (b *Bucket) removeFilesDoc(ctx context.Context, f *File) error {
+	if _, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}}); err != nil {
+		return fmt.Errorf("delete replaced file %v: %w", f.ID, err)
+	}
+	return nil
 }
 
 func (u *Upload) commit(ctx context.Context) (*File, error) {
 	date := time.Now()
+	var cur *File
 	if u.cond.Any() {
-		l, err := u.b.acquireLease(ctx, u.filename)
+		l, err := u.b.acquireLeases(ctx, u.filename)
 		if err != nil {
 			return nil, u.abort(err)
 		}
 		defer l.release(ctx)
-		cur, err := u.b.newest(ctx, u.filename)
-		if err != nil {
+		if cur, err = u.b.newest(ctx, u.filename); err != nil {
 			return nil, u.abort(err)
 		}
 		if err := u.cond.Check(cur); err != nil {
 			return nil, u.abort(err)
 		}
-		if cur != nil {
-			if u.cond.IfMatch != "" {
-				u.replaced = cur
-			}
-			// Later than what it was checked against, whatever the clocks.
-			if !date.After(cur.UploadDate) {
-				date = cur.UploadDate.Add(time.Millisecond)
-			}
+		// Later than what it was checked against, whatever the clocks.
+		if cur != nil && !date.After(cur.UploadDate) {
+			date = cur.UploadDate.Add(time.Millisecond)
 		}
 	}
 	if err := u.checkChunks(ctx); err != nil {
@@ -194,7 +233,17 @@ func (u *Upload) commit(ctx context.Context) (*File, error) {
 	if err != nil {
 		return nil, u.abort(err)
 	}
-	return u.b.insertFile(ctx, raw, u.abort)
+	f, err := u.b.insertFile(ctx, raw, u.abort)
+	if err != nil {
+		return nil, err
+	}
+	if u.replace && u.cond.IfMatch != "" && cur != nil {
+		// Still under the lease: no conditional write sees the name with
+		// both revisions, and none changes the replaced one meanwhile.
+		u.replaced = cur
+		u.replaceErr = u.b.removeFilesDoc(ctx, cur)
+	}
+	return f, nil
 }
 
 // insertFile writes the files document raw, whose chunks are stored. When
@@ -256,32 +305,24 @@ func (u *Upload) abort(err error) error {
 	return err
 }
 
-// Replaced is the revision an upload's If-Match matched when it committed,
-// or nil. A front door that replaces (the HTTP API's PUT with If-Match)
-// removes it with RemoveReplaced; one that keeps versions (S3) does not.
-func (u *Upload) Replaced() *File { return u.replaced }
-
-// RemoveReplaced removes old, a revision that a committed upload replaced,
-// on a context that survives the request and is bounded by DeleteTimeout.
-// It is not an error when it is gone already.
-func (b *Bucket) RemoveReplaced(ctx context.Context, old *File) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
-	defer cancel()
-	if err := b.Delete(ctx, old.ID); err != nil && !errors.Is(err, ErrFileNotFound) {
-		return err
-	}
-	return nil
-}
+// Replaced is the revision an upload opened with UploadOptions.Replace
+// replaced (the one its If-Match matched), or nil, and the error of
+// removing it: the new revision is committed either way, so a front door
+// only logs that error. The HTTP API's PUT with If-Match replaces; S3,
+// which keeps versions, does not.
+func (u *Upload) Replaced() (*File, error) { return u.replaced, u.replaceErr }
 
 // maxCASAttempts bounds how often a conditional write by id is evaluated
 // again because the file changed between reading and writing it.
 const maxCASAttempts = 16
 
 // PatchIf renames the file with _id id and/or replaces its metadata, as
-// Patch does, if cond holds for it, and returns the file as changed. The
-// update applies only to the version cond was evaluated against. With an
-// If-Match and no file it returns ErrPreconditionFailed, else
-// ErrFileNotFound.
+// Patch does, if cond holds for it, and returns the file as changed. With
+// conditions it holds the lease of the file's name (and of the new name),
+// so that it is atomic with conditional uploads and deletes of the name,
+// and its update names the version it checked, so that it is atomic with
+// other writes by id too. With an If-Match and no file it returns
+// ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bson.D, cond Conditions) (*File, error) {
 	update, err := patchUpdate(name, metadata)
 	if err != nil {
@@ -297,60 +338,77 @@ func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bs
 		}
 		return b.Stat(ctx, id)
 	}
-	for range maxCASAttempts {
-		f, err := b.current(ctx, id, cond)
-		if err != nil {
-			return nil, err
-		}
-		if len(update) == 0 {
-			return f, nil
-		}
+	if len(update) == 0 {
+		return b.current(ctx, id, cond)
+	}
+	err = b.underLease(ctx, id, cond, name, func(f *File) (bool, error) {
 		res, err := b.files.UpdateOne(ctx, versionFilter(f), update)
 		if err != nil {
-			return nil, fmt.Errorf("update file %v: %w", id, err)
+			return false, fmt.Errorf("update file %v: %w", id, err)
 		}
-		if res.MatchedCount == 1 {
-			return b.Stat(ctx, id)
-		}
+		return res.MatchedCount == 1, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w: file %v kept changing", ErrPreconditionFailed, id)
+	return b.Stat(ctx, id)
 }
 
 // DeleteIf removes the file with _id id, as Delete does, if cond holds for
-// it; the files document goes only if it is still the version cond was
-// evaluated against. With an If-Match and no file it returns
-// ErrPreconditionFailed, else ErrFileNotFound.
+// it, atomically as PatchIf changes it. With an If-Match and no file it
+// returns ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) DeleteIf(ctx context.Context, id any, cond Conditions) error {
 	if !cond.Any() {
 		return b.Delete(ctx, id)
 	}
+	err := b.underLease(ctx, id, cond, nil, func(f *File) (bool, error) {
+		res, err := b.files.DeleteOne(ctx, versionFilter(f))
+		if err != nil {
+			return false, fmt.Errorf("delete file %v: %w", id, err)
+		}
+		return res.DeletedCount == 1, nil
+	})
+	if err != nil {
+		return err
+	}
+	// The lease is given back: nobody sees these chunks any more.
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+		return fmt.Errorf("delete chunks of %v: %w", id, err)
+	}
+	return nil
+}
+
+// underLease reads the file with _id id, takes the leases of its name and
+// of newName (when set), reads it again and evaluates cond against it, and
+// runs write, which reports whether the file was still the version it was
+// given. A file renamed or changed meanwhile is evaluated again.
+func (b *Bucket) underLease(ctx context.Context, id any, cond Conditions, newName *string, write func(*File) (bool, error)) error {
 	for range maxCASAttempts {
 		f, err := b.current(ctx, id, cond)
 		if err != nil {
 			return err
 		}
-		removed, err := b.deleteVersion(ctx, f)
-		if err != nil || removed {
+		names := []string{f.Filename}
+		if newName != nil {
+			names = append(names, *newName)
+		}
+		ls, err := b.acquireLeases(ctx, names...)
+		if err != nil {
+			return err
+		}
+		done, err := func() (bool, error) {
+			defer ls.release(ctx)
+			g, err := b.current(ctx, id, cond)
+			if err != nil || g.Filename != f.Filename {
+				return false, err
+			}
+			return write(g)
+		}()
+		if err != nil || done {
 			return err
 		}
 	}
 	return fmt.Errorf("%w: file %v kept changing", ErrPreconditionFailed, id)
-}
-
-// deleteVersion removes f's files document if it is still that version,
-// then its chunks.
-func (b *Bucket) deleteVersion(ctx context.Context, f *File) (bool, error) {
-	res, err := b.files.DeleteOne(ctx, versionFilter(f))
-	if err != nil {
-		return false, fmt.Errorf("delete file %v: %w", f.ID, err)
-	}
-	if res.DeletedCount == 0 {
-		return false, nil
-	}
-	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: f.ID}}); err != nil {
-		return true, fmt.Errorf("delete chunks of %v: %w", f.ID, err)
-	}
-	return true, nil
 }
 
 // current reads the file with _id id and evaluates cond against it.
@@ -369,46 +427,66 @@ func (b *Bucket) current(ctx context.Context, id any, cond Conditions) (*File, e
 }
 
 // DeleteNameIf removes every revision of the files named name, as
-// DeleteName does, if cond holds for the newest one. It holds the name's
-// lease (see the commit protocol), removes the newest revision only if it
-// is still the version checked, then the older ones; a revision committed
-// meanwhile without a lease stays. With an If-Match and no file it returns
-// ErrPreconditionFailed, else ErrFileNotFound.
+// DeleteName does, if cond holds for the newest one. Holding the name's
+// lease (see the commit protocol) it removes the newest revision's files
+// document only if it is still the version checked, then those of the
+// older ones; the chunks go after the lease is given back. A revision
+// committed meanwhile without a lease stays. With an If-Match and no file
+// it returns ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions) (int, error) {
 	if !cond.Any() {
 		return b.DeleteName(ctx, name)
 	}
-	l, err := b.acquireLease(ctx, name)
+	ids, err := b.deleteNameDocs(ctx, name, cond)
 	if err != nil {
 		return 0, err
 	}
-	defer l.release(ctx)
+	for _, id := range ids {
+		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+			return 0, fmt.Errorf("delete chunks of %v: %w", id, err)
+		}
+	}
+	return len(ids), nil
+}
+
+// deleteNameDocs is the part of DeleteNameIf under the lease; it returns
+// the _ids of the files documents it removed.
+func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Conditions) ([]any, error) {
+	ls, err := b.acquireLeases(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.release(ctx)
 	for range maxCASAttempts {
 		cur, err := b.newest(ctx, name)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if err := cond.Check(cur); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if cur == nil {
-			return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+			return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
 		}
-		ids, err := b.revisionsUpTo(ctx, cur)
+		older, err := b.revisionsUpTo(ctx, cur)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		removed, err := b.deleteVersion(ctx, cur)
+		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
 		if err != nil {
-			return 0, err
+			return nil, fmt.Errorf("delete file %v: %w", cur.ID, err)
 		}
-		if !removed {
+		if res.DeletedCount == 0 {
 			continue // changed since it was checked: check again
 		}
-		n, err := b.deleteAll(ctx, ids)
-		return n + 1, err
+		if len(older) > 0 {
+			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
+				return nil, fmt.Errorf("delete older revisions of %q: %w", name, err)
+			}
+		}
+		return append(older, cur.ID), nil
 	}
-	return 0, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
+	return nil, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
 }
 
 // revisionsUpTo lists the _ids of the revisions of f's name that come

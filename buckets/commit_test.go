@@ -161,7 +161,7 @@ func TestConditionsOnUpload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("If-Unmodified-Since after the upload: %v", err)
 	}
-	up3, err := b.OpenUpload(ctx, "c", buckets.UploadOptions{Conditions: buckets.Conditions{IfMatch: `"stale", ` + second.ETag()}})
+	up3, err := b.OpenUpload(ctx, "c", buckets.UploadOptions{Conditions: buckets.Conditions{IfMatch: `"stale", ` + second.ETag()}, Replace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,20 +170,20 @@ func TestConditionsOnUpload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("If-Match of the current ETag in a list: %v", err)
 	}
-	if r := up3.Replaced(); r == nil || r.ETag() != second.ETag() {
-		t.Errorf("Replaced() = %v, want the second revision", r)
+	if r, err := up3.Replaced(); r == nil || r.ETag() != second.ETag() || err != nil {
+		t.Errorf("Replaced() = %v, %v; want the second revision", r, err)
 	}
 	if !third.UploadDate.After(second.UploadDate) {
 		t.Errorf("a conditional commit is not later than what it replaced: %v, %v", third.UploadDate, second.UploadDate)
 	}
-	if n := revisions(t, b, "c"); n != 3 {
-		t.Errorf("%d revisions, want 3 (nothing is removed before RemoveReplaced)", n)
-	}
-	if err := b.RemoveReplaced(ctx, up3.Replaced()); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := b.Stat(ctx, second.ID); !errors.Is(err, buckets.ErrFileNotFound) {
 		t.Errorf("the replaced revision stays: %v", err)
+	}
+	if n := chunkCount(t, b, second.ID); n != 0 {
+		t.Errorf("the replaced revision's %d chunks stay", n)
+	}
+	if n := revisions(t, b, "c"); n != 2 {
+		t.Errorf("%d revisions, want 2", n)
 	}
 }
 

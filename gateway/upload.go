@@ -52,7 +52,9 @@ func (h *handler) upload(c echo.Context) error {
 	if err := b.CheckName(ctx, name, cond); err != nil {
 		return err
 	}
-	opts.Conditions = cond
+	// If-Match replaces that revision: it goes in the commit, only once
+	// its successor is stored, so a failure never loses the old content.
+	opts.Conditions, opts.Replace = cond, true
 
 	start := time.Now()
 	up, err := b.OpenUpload(ctx, name, opts)
@@ -69,12 +71,8 @@ func (h *handler) upload(c echo.Context) error {
 		return err
 	}
 	h.metrics.uploads.Observe(time.Since(start).Seconds())
-	if old := up.Replaced(); old != nil {
-		// The replaced revision goes only now that its successor is
-		// committed, so a failure above never loses the old content.
-		if err := b.RemoveReplaced(ctx, old); err != nil {
-			requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
-		}
+	if old, err := up.Replaced(); err != nil {
+		requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
 	}
 	hdr := c.Response().Header()
 	hdr.Set("ETag", etag(f))
