@@ -51,12 +51,23 @@
 // of it, so a lease is never taken over from a live holder unless the
 // gateways' clocks differ by more than CommitTimeout.
 //
-// A write by id (PATCH, delete by id) needs no lease: it is one update or
-// delete whose filter names the _id and the version fields the conditions
-// were checked against (see ETag), so it applies only if the file is still
-// that version, and is evaluated again otherwise.
+// A conditional write by id (PatchIf, DeleteIf) holds the lease of the
+// file's name (and of the new name, for a rename), so it is atomic with the
+// conditional writes by name; its update or delete also names the _id and
+// the version fields the conditions were checked against (see File.ETag),
+// so on MongoDB it applies only if the file is still that version even
+// against writers that take no lease, and is evaluated again otherwise. (A
+// filter alone is not enough everywhere: FerretDB evaluates filters outside
+// its storage transaction, so two updates may both match.) Under the lease
+// go only the files documents; chunks nobody can see any more are removed
+// after it is given back, so a large delete does not hold up other writers.
 //
-// Unconditional uploads take no lease: a blind write has nothing to lose,
+// Unconditional writes take no lease: a blind write has nothing to lose,
 // and a conditional writer may see it or not depending on timing, as with
 // any concurrent write. Files written by other tools behave the same.
+//
+// An upload with Replace removes the revision its If-Match matched in the
+// same lease, so no conditional writer sees the name with both, and
+// DeleteOlderRevisions removes only what precedes a revision in
+// (uploadDate, _id) order, never a concurrent one of the same millisecond.
 package buckets
