@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -224,10 +223,16 @@ func (b *Bucket) SetMetadata(ctx context.Context, id any, metadata bson.D) error
 // nil name or metadata stays as it is. It checks both before writing and
 // returns ErrFileNotFound, ErrInvalidFilename or ErrInvalidMetadata.
 func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson.D) error {
+	_, err := b.PatchIf(ctx, id, name, metadata, Conditions{})
+	return err
+}
+
+// patchUpdate is the update of Patch, checked; empty when nothing changes.
+func patchUpdate(name *string, metadata *bson.D) (bson.D, error) {
 	var set, unset bson.D
 	if name != nil {
 		if err := CheckFilename(*name); err != nil {
-			return err
+			return nil, err
 		}
 		set = append(set, bson.E{Key: "filename", Value: *name})
 	}
@@ -235,7 +240,7 @@ func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson
 		unset = bson.D{{Key: "metadata", Value: ""}}
 	} else if metadata != nil {
 		if err := checkMetadata(*metadata); err != nil {
-			return err
+			return nil, err
 		}
 		set = append(set, bson.E{Key: "metadata", Value: *metadata})
 	}
@@ -246,18 +251,7 @@ func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson
 	if len(unset) > 0 {
 		update = append(update, bson.E{Key: "$unset", Value: unset})
 	}
-	if len(update) == 0 {
-		_, err := b.Stat(ctx, id)
-		return err
-	}
-	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
-	if err != nil {
-		return fmt.Errorf("update file %v: %w", id, err)
-	}
-	if res.MatchedCount == 0 {
-		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
-	}
-	return nil
+	return update, nil
 }
 
 // MaxMetadataBytes leaves a files document room for its own fields inside
@@ -340,6 +334,13 @@ type UploadOptions struct {
 	// Upload.MD5) and stores it hex-encoded in the files document's
 	// top-level FieldS3ETag, which S3 clients verify their uploads by.
 	MD5 bool
+	// Conditions, when set, are checked against the newest revision of
+	// the name when the upload commits, atomically (see the commit
+	// protocol in the package doc).
+	Conditions Conditions
+	// Replace removes the revision Conditions.IfMatch matched as part of
+	// the commit, so that the new revision takes its place.
+	Replace bool
 }
 
 // FieldS3ETag is the top-level files document field, gridfsd's own, that
@@ -352,17 +353,22 @@ const FieldS3ETag = "s3ETag"
 // Upload is a file being written. Write its content, then Commit; or Abort.
 // Until Commit returns, no reader can see the file.
 type Upload struct {
-	b         *Bucket
-	ctx       context.Context
-	id        any
-	filename  string
-	metadata  bson.D
-	extra     bson.D
-	w         *chunker.Writer
-	md5       hash.Hash // nil unless UploadOptions.MD5
-	max       int64
-	done      bool
-	committed bool
+	b          *Bucket
+	ctx        context.Context
+	id         any
+	filename   string
+	metadata   bson.D
+	extra      bson.D
+	w          *chunker.Writer
+	md5        hash.Hash // nil unless UploadOptions.MD5
+	max        int64
+	cond       Conditions
+	replace    bool
+	replaced   *File // the revision Replace removed
+	replaceErr error
+	done       bool
+	committing bool // Commit was called
+	committed  bool
 }
 
 // OpenUpload starts an upload of a file named filename. It checks the name,
@@ -406,7 +412,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err != nil {
 		return nil, err
 	}
-	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize}
+	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions, replace: opts.Replace}
 	if opts.MD5 {
 		up.md5 = md5.New()
 	}
@@ -472,51 +478,12 @@ func (u *Upload) MD5() []byte {
 	return u.md5.Sum(nil)
 }
 
-// Commit writes the last chunks and then the files document, which makes the
-// file visible. On failure nothing remains stored; an _id that is taken
-// returns ErrFileExists.
-func (u *Upload) Commit() (*File, error) {
-	if u.done {
-		return nil, chunker.ErrClosed
-	}
-	u.done = true
-	if err := u.w.Close(); err != nil {
-		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
-	}
-	doc := bson.D{
-		{Key: "_id", Value: u.id},
-		{Key: "length", Value: u.w.Length()},
-		{Key: "chunkSize", Value: int32(u.w.ChunkSize())},
-		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(time.Now())},
-		{Key: "filename", Value: u.filename},
-	}
-	if len(u.metadata) > 0 {
-		doc = append(doc, bson.E{Key: "metadata", Value: u.metadata})
-	}
-	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", u.w.Sum())})
-	if u.md5 != nil {
-		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", u.md5.Sum(nil))})
-	}
-	doc = append(doc, u.extra...)
-	raw, err := bson.Marshal(doc)
-	if err == nil {
-		_, err = u.b.files.InsertOne(context.WithoutCancel(u.ctx), raw)
-	}
-	if err != nil {
-		u.w.Abort()
-		if mongo.IsDuplicateKeyError(err) {
-			return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, u.id, u.b.name)
-		}
-		return nil, fmt.Errorf("upload %q: write files document: %w", u.filename, err)
-	}
-	u.committed = true
-	return ParseFile(raw)
-}
-
-// Abort stops the upload and removes what it wrote.
-// After a successful Commit it does nothing: the file is stored.
+// Abort stops the upload and removes what it wrote. Once Commit has been
+// called it does nothing: Commit removes what it must itself, and after an
+// insert of unknown outcome the chunks must stay. So front doors can defer
+// Abort right after OpenUpload.
 func (u *Upload) Abort() error {
-	if u.committed {
+	if u.committing || u.committed {
 		return nil
 	}
 	u.done = true

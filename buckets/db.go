@@ -1,7 +1,3 @@
-// Package buckets implements GridFS buckets on one MongoDB database: index
-// creation as the GridFS specification prescribes, uploads and downloads
-// with revisions, find, rename, delete, per-bucket settings and statistics.
-// The chunk format itself lives in package chunker.
 package buckets
 
 import (

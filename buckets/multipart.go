@@ -314,6 +314,14 @@ func MultipartETag(md5s []string) (string, error) {
 // whose MD5 differs), ErrPartOrder or ErrPartTooSmall, having changed
 // nothing.
 func (b *Bucket) CompleteMultipart(ctx context.Context, upload string, list []CompletedPart) (*File, error) {
+	return b.CompleteMultipartIf(ctx, upload, list, Conditions{})
+}
+
+// CompleteMultipartIf is CompleteMultipart with conditions on the newest
+// revision of the name, checked atomically with the commit as an upload's
+// are (see the commit protocol in the package doc); a failed one returns
+// ErrPreconditionFailed and leaves the upload as it was.
+func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []CompletedPart, cond Conditions) (*File, error) {
 	mu, err := b.Multipart(ctx, upload)
 	if err != nil {
 		return nil, err
@@ -351,9 +359,9 @@ func (b *Bucket) CompleteMultipart(ctx context.Context, upload string, list []Co
 	wctx := context.WithoutCancel(ctx)
 	var f *File
 	if relabel(parts, mu.ChunkSize) {
-		f, err = b.joinInPlace(wctx, mu, parts, etag)
+		f, err = b.joinInPlace(wctx, mu, parts, etag, cond)
 	} else {
-		f, err = b.joinByCopy(ctx, mu, parts, etag)
+		f, err = b.joinByCopy(ctx, mu, parts, etag, cond)
 	}
 	if err != nil {
 		return nil, err
@@ -380,7 +388,26 @@ func relabel(parts []Part, chunkSize int) bool {
 // joinInPlace moves each part's chunks to the file's _id, offset by the
 // chunks before it, then writes the files document. A retry after a
 // failure moves what is left: moved chunks no longer match their part.
-func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []Part, etag string) (*File, error) {
+func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []Part, etag string, cond Conditions) (*File, error) {
+	date := time.Now()
+	if cond.Any() {
+		// Checked before any chunk moves, under the name's lease.
+		ls, err := b.acquireLeases(ctx, mu.Filename)
+		if err != nil {
+			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+		}
+		defer ls.release(ctx)
+		cur, err := b.newest(ctx, mu.Filename)
+		if err != nil {
+			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+		}
+		if err := cond.Check(cur); err != nil {
+			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+		}
+		if cur != nil && !date.After(cur.UploadDate) {
+			date = cur.UploadDate.Add(time.Millisecond)
+		}
+	}
 	perPart := int32(parts[0].Size / int64(mu.ChunkSize))
 	var length int64
 	for i, p := range parts {
@@ -397,7 +424,7 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 		{Key: "_id", Value: mu.FileID},
 		{Key: "length", Value: length},
 		{Key: "chunkSize", Value: int32(mu.ChunkSize)},
-		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(date)},
 		{Key: "filename", Value: mu.Filename},
 	}
 	if len(mu.Metadata) > 0 {
@@ -419,9 +446,9 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 
 // joinByCopy streams the parts' content into a new file with the upload's
 // file id.
-func (b *Bucket) joinByCopy(ctx context.Context, mu *MultipartUpload, parts []Part, etag string) (*File, error) {
+func (b *Bucket) joinByCopy(ctx context.Context, mu *MultipartUpload, parts []Part, etag string, cond Conditions) (*File, error) {
 	up, err := b.OpenUpload(ctx, mu.Filename, UploadOptions{
-		ID: mu.FileID, ChunkSize: mu.ChunkSize, Metadata: mu.Metadata,
+		ID: mu.FileID, ChunkSize: mu.ChunkSize, Metadata: mu.Metadata, Conditions: cond,
 		Extra: bson.D{{Key: FieldS3ETag, Value: etag}},
 	})
 	if err != nil {

@@ -21,8 +21,6 @@ var (
 	// errDigestMismatch means the body does not match Content-MD5 or
 	// Repr-Digest.
 	errDigestMismatch = errors.New("digest mismatch")
-	// errPrecondition is a failed If-Match or If-None-Match.
-	errPrecondition = errors.New("precondition failed")
 	// errIncompleteBody means the client sent less than it announced, or
 	// went away mid-upload.
 	errIncompleteBody = errors.New("request body ended early")
@@ -88,6 +86,11 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "incomplete_body"
 	case errors.Is(err, errBadRequest):
 		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, buckets.ErrPreconditionFailed):
+		// Before not-found: a conditional write that lost a race is 412.
+		return http.StatusPreconditionFailed, "precondition_failed"
+	case errors.Is(err, buckets.ErrChunksLost):
+		return http.StatusServiceUnavailable, "upload_interrupted"
 	case errors.Is(err, buckets.ErrFileNotFound):
 		return http.StatusNotFound, "file_not_found"
 	case errors.Is(err, buckets.ErrRevisionNotFound):
@@ -98,8 +101,6 @@ func classify(err error) (status int, code string) {
 		return http.StatusConflict, "file_exists"
 	case errors.Is(err, buckets.ErrBucketNotEmpty):
 		return http.StatusConflict, "bucket_not_empty"
-	case errors.Is(err, errPrecondition):
-		return http.StatusPreconditionFailed, "precondition_failed"
 	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large"
 	case errors.As(err, &he):
@@ -143,7 +144,7 @@ func writeError(c echo.Context, err error) {
 	case status == http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="gridfsd"`)
 		c.Set(ctxClientError, msg)
-	case code == "too_many_uploads" || code == "timeout":
+	case code == "too_many_uploads" || code == "timeout" || code == "upload_interrupted":
 		c.Response().Header().Set("Retry-After", retryAfter)
 		c.Set(ctxClientError, msg)
 	case status == http.StatusServiceUnavailable:

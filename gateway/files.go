@@ -120,13 +120,13 @@ func (h *handler) deleteByName(c echo.Context) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name (to drop a bucket, DELETE /buckets/{bucket})", buckets.ErrInvalidFilename)
 	}
-	if _, err := b.DeleteName(c.Request().Context(), name); err != nil {
+	if _, err := b.DeleteNameIf(c.Request().Context(), name, writeConditions(c.Request().Header)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-// deleteByID removes one file; If-Match, when sent, must match its ETag.
+// deleteByID removes one file if the request's preconditions hold for it.
 func (h *handler) deleteByID(c echo.Context) error {
 	b, err := h.bucket(c)
 	if err != nil {
@@ -136,30 +136,10 @@ func (h *handler) deleteByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkIfMatch(c, b, id); err != nil {
-		return err
-	}
-	if err := b.Delete(c.Request().Context(), id); err != nil {
+	if err := b.DeleteIf(c.Request().Context(), id, writeConditions(c.Request().Header)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-// checkIfMatch evaluates the request's If-Match, when it sent one, against
-// the file with _id id: errPrecondition unless it matches the file's ETag.
-func checkIfMatch(c echo.Context, b *buckets.Bucket, id any) error {
-	im := c.Request().Header.Get("If-Match")
-	if im == "" {
-		return nil
-	}
-	f, err := b.Stat(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	if !etagMatch(im, etag(f), false) {
-		return fmt.Errorf("%w: the file's ETag is %s (If-Match)", errPrecondition, etag(f))
-	}
-	return nil
 }
 
 // maxPatchBytes bounds a PATCH body: metadata up to its own limit, plus
@@ -168,7 +148,8 @@ const maxPatchBytes = buckets.MaxMetadataBytes + buckets.MaxFilenameBytes + 64*1
 
 // patchByID renames a file and/or replaces its metadata:
 // {"filename": "new", "metadata": {...}}; "metadata": null or {} removes
-// it. If-Match, when sent, must match the file's ETag.
+// it. The request's preconditions must hold for the file, atomically with
+// the update.
 func (h *handler) patchByID(c echo.Context) error {
 	b, err := h.bucket(c)
 	if err != nil {
@@ -182,16 +163,9 @@ func (h *handler) patchByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkIfMatch(c, b, id); err != nil {
-		return err
-	}
-	ctx := c.Request().Context()
 	// One update: a failure must not leave the file renamed with its old
 	// metadata.
-	if err := b.Patch(ctx, id, filename, md); err != nil {
-		return err
-	}
-	f, err := b.Stat(ctx, id)
+	f, err := b.PatchIf(c.Request().Context(), id, filename, md, writeConditions(c.Request().Header))
 	if err != nil {
 		return err
 	}

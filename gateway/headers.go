@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -238,45 +237,13 @@ func (d digests) check(sha, md []byte) error {
 	return nil
 }
 
-// etag is the strong entity tag of a file's content: its SHA-256 when known
-// (files gridfsd wrote), else a hash of its _id, which is as good since
-// GridFS content never changes under an _id.
-func etag(f *buckets.File) string {
-	if len(f.SHA256) == 2*sha256.Size && isHex(f.SHA256) {
-		return `"` + strings.ToLower(f.SHA256) + `"`
-	}
-	sum := sha256.Sum256([]byte(buckets.FormatID(f.ID)))
-	return `"id-` + hex.EncodeToString(sum[:16]) + `"`
-}
+// etag is the file's strong entity tag; the rule is buckets'.
+func etag(f *buckets.File) string { return f.ETag() }
 
-func isHex(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil
-}
-
-// etagMatch evaluates an If-Match or If-None-Match field against the
-// current tag: "*" matches any existing file. Comparison is strong for
-// If-Match and weak for If-None-Match, as RFC 9110 13.1 prescribes.
+// etagMatch evaluates an If-Match or If-None-Match field; see
+// buckets.MatchETag.
 func etagMatch(field, current string, weak bool) bool {
-	if current == "" {
-		return false
-	}
-	for _, t := range strings.Split(field, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" {
-			return true
-		}
-		if strings.HasPrefix(t, "W/") {
-			if !weak {
-				continue
-			}
-			t = t[2:]
-		}
-		if t == current {
-			return true
-		}
-	}
-	return false
+	return buckets.MatchETag(field, current, weak)
 }
 
 // contentDisposition names the file for browsers (RFC 6266): the last

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"crypto/md5"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -47,38 +46,33 @@ func (h *handler) upload(c echo.Context) error {
 	if limit > 0 && req.ContentLength > limit {
 		return fmt.Errorf("%w: Content-Length %d is more than the %s of %d bytes", errTooLarge, req.ContentLength, limitName, limit)
 	}
-	cond := uploadCondition{ifMatch: req.Header.Get("If-Match"), ifNoneMatch: req.Header.Get("If-None-Match")}
-	old, err := cond.check(ctx, b, name)
-	if err != nil {
+	cond := writeConditions(req.Header)
+	// Checked before the body, so a request bound to fail uploads
+	// nothing; the commit checks again, atomically.
+	if err := b.CheckName(ctx, name, cond); err != nil {
 		return err
 	}
+	// If-Match replaces that revision: it goes in the commit, only once
+	// its successor is stored, so a failure never loses the old content.
+	opts.Conditions, opts.Replace = cond, true
 
 	start := time.Now()
 	up, err := b.OpenUpload(ctx, name, opts)
 	if err != nil {
 		return err
 	}
+	// Whatever ends this handler, a panic included, a failed or unfinished
+	// upload removes its chunks and gives back its share of the write
+	// budget; after a commit Abort does nothing.
+	defer up.Abort()
 	defer h.live.add(b.Name(), up.ID())()
-	// From here on, every failure must Abort: it removes the chunks written.
-	f, err := h.receive(ctx, up, req.Body, limitReader{left: limit, name: limitName}, sums, func() error {
-		// Checked again just before the commit: another client may have
-		// written the name while this body was streaming.
-		again, err := cond.check(ctx, b, name)
-		if err == nil && old != nil && (again == nil || buckets.FormatID(again.ID) != buckets.FormatID(old.ID)) {
-			err = fmt.Errorf("%w: %q changed during the upload", errPrecondition, name)
-		}
-		return err
-	})
+	f, err := h.receive(ctx, up, req.Body, limitReader{left: limit, name: limitName}, sums)
 	if err != nil {
 		return err
 	}
 	h.metrics.uploads.Observe(time.Since(start).Seconds())
-	if old != nil {
-		// The replaced revision goes only now that its successor is
-		// committed, so a failure above never loses the old content.
-		if err := b.Delete(context.WithoutCancel(ctx), old.ID); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
-			requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
-		}
+	if old, err := up.Replaced(); err != nil {
+		requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
 	}
 	hdr := c.Response().Header()
 	hdr.Set("ETag", etag(f))
@@ -87,9 +81,9 @@ func (h *handler) upload(c echo.Context) error {
 	return c.JSON(http.StatusCreated, f)
 }
 
-// receive copies body into up, verifies the digests and the precondition,
-// and commits; on any failure it aborts the upload.
-func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit limitReader, sums digests, precondition func() error) (*buckets.File, error) {
+// receive copies body into up, verifies the digests and commits (which
+// checks the upload's conditions); on any failure it aborts the upload.
+func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit limitReader, sums digests) (*buckets.File, error) {
 	body = clientBody{body}
 	var md hash.Hash
 	if sums.md5 != nil {
@@ -117,9 +111,6 @@ func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reade
 		mdSum = md.Sum(nil)
 	}
 	if err := sums.check(up.SHA256(), mdSum); err != nil {
-		return fail(err)
-	}
-	if err := precondition(); err != nil {
 		return fail(err)
 	}
 	return up.Commit()
@@ -156,44 +147,6 @@ func uploadOptions(c echo.Context) (buckets.UploadOptions, error) {
 		return opts, err
 	}
 	return opts, nil
-}
-
-// uploadCondition is the If-Match / If-None-Match of an upload, evaluated
-// against the newest revision of the name.
-type uploadCondition struct {
-	ifMatch, ifNoneMatch string
-}
-
-// check returns the revision If-Match matched (to be replaced), or
-// errPrecondition.
-func (u uploadCondition) check(ctx context.Context, b *buckets.Bucket, name string) (*buckets.File, error) {
-	if u.ifMatch == "" && u.ifNoneMatch == "" {
-		return nil, nil
-	}
-	cur, err := b.FindByName(ctx, name, -1)
-	if errors.Is(err, buckets.ErrFileNotFound) {
-		cur, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	tag := ""
-	if cur != nil {
-		tag = etag(cur)
-	}
-	if u.ifNoneMatch != "" && etagMatch(u.ifNoneMatch, tag, true) {
-		return nil, fmt.Errorf("%w: %q exists (If-None-Match)", errPrecondition, name)
-	}
-	if u.ifMatch != "" {
-		if !etagMatch(u.ifMatch, tag, false) {
-			if cur == nil {
-				return nil, fmt.Errorf("%w: %q does not exist (If-Match)", errPrecondition, name)
-			}
-			return nil, fmt.Errorf("%w: the newest revision of %q has ETag %s (If-Match)", errPrecondition, name, tag)
-		}
-		return cur, nil
-	}
-	return nil, nil
 }
 
 // limitReader fails with errTooLarge once more than left bytes arrive;

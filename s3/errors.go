@@ -72,6 +72,11 @@ func toError(err error) (e *Error, internal bool) {
 	}
 	is := func(target error) bool { return errors.Is(err, target) }
 	switch {
+	case is(buckets.ErrNoCurrentFile):
+		// If-Match of a key that does not exist: S3 says NoSuchKey.
+		return ErrNoSuchKey, false
+	case is(buckets.ErrPreconditionFailed):
+		return ErrPreconditionFailed, false
 	case is(buckets.ErrFileNotFound):
 		return ErrNoSuchKey, false
 	case is(buckets.ErrRevisionNotFound), is(buckets.ErrInvalidID):
@@ -98,6 +103,9 @@ func toError(err error) (e *Error, internal bool) {
 		return errorf(ErrEntityTooSmall, "%v", err), false
 	case is(buckets.ErrFileExists):
 		return ErrPreconditionFailed, false
+	case is(buckets.ErrChunksLost):
+		// Clients retry a 503; nothing was stored.
+		return errorf(ErrServiceUnavailable, "%v", err), false
 	case is(chunker.ErrChunkMissing), is(chunker.ErrChunkSize):
 		return ErrInternal, true
 	case is(context.Canceled):

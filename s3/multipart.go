@@ -96,7 +96,7 @@ func (s *Server) completeMultipart(req *request) error {
 	if err := writePreconditions(ctx, b, req.key, req.r.Header); err != nil {
 		return err
 	}
-	f, err := b.CompleteMultipart(ctx, mu.ID, list)
+	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
 	if err != nil {
 		return err
 	}

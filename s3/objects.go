@@ -440,6 +440,31 @@ func writePreconditions(ctx context.Context, b *buckets.Bucket, key string, h ht
 	return nil
 }
 
+// writeConditions are S3's conditional-write headers as buckets' commit
+// protocol evaluates them, atomically with the commit, against S3 ETags.
+// Clients may send an ETag without its quotes.
+func writeConditions(h http.Header) buckets.Conditions {
+	quote := func(list string) string {
+		tags := strings.Split(list, ",")
+		for i, t := range tags {
+			t = strings.TrimSpace(t)
+			if t != "" && t != "*" && !strings.HasSuffix(t, `"`) {
+				t = `"` + t + `"`
+			}
+			tags[i] = t
+		}
+		return strings.Join(tags, ",")
+	}
+	cond := buckets.Conditions{ETag: objectETag}
+	if v := h.Get("If-Match"); v != "" {
+		cond.IfMatch = quote(v)
+	}
+	if v := h.Get("If-None-Match"); v != "" {
+		cond.IfNoneMatch = quote(v)
+	}
+	return cond
+}
+
 func (s *Server) putObject(req *request) error {
 	ctx, r := req.r.Context(), req.r
 	b, err := s.checkBucket(ctx, req.bucket)
@@ -457,18 +482,17 @@ func (s *Server) putObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true})
+	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
+		Conditions: writeConditions(r.Header)})
 	if err != nil {
 		return err
 	}
+	defer up.Abort() // after a commit, nothing
 	if err := receive(up, u); err != nil {
 		return err
 	}
-	// Checked again: another client may have written the key meanwhile.
-	if err := writePreconditions(ctx, b, req.key, r.Header); err != nil {
-		up.Abort()
-		return err
-	}
+	// The commit checks the conditions again, atomically: another client
+	// may have written the key meanwhile.
 	f, err := up.Commit()
 	if err != nil {
 		return err
@@ -490,13 +514,13 @@ func (s *Server) deleteObject(req *request) error {
 	if v := req.r.URL.Query().Get("versionId"); v != "" {
 		f, err := findObject(ctx, b, req.key, v)
 		if err == nil {
-			err = b.Delete(ctx, f.ID)
+			err = b.DeleteIf(ctx, f.ID, writeConditions(req.r.Header))
 		}
 		if err != nil && !errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, ErrNoSuchVersion) {
 			return err
 		}
 		req.w.Header().Set("x-amz-version-id", v)
-	} else if _, err := b.DeleteName(ctx, req.key); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
+	} else if _, err := b.DeleteNameIf(ctx, req.key, writeConditions(req.r.Header)); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
 		return err
 	}
 	req.w.WriteHeader(http.StatusNoContent)
@@ -582,10 +606,12 @@ func (s *Server) copyObject(req *request) error {
 		return err
 	}
 	defer dl.Close()
+	opts.Conditions = writeConditions(r.Header)
 	up, err := db.OpenUpload(ctx, req.key, opts)
 	if err != nil {
 		return err
 	}
+	defer up.Abort() // after a commit, nothing
 	if _, err := up.ReadFrom(dl); err != nil {
 		up.Abort()
 		return err

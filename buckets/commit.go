@@ -1,0 +1,535 @@
+package buckets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// LeasesCollection holds the leases of names being written conditionally.
+const LeasesCollection = "_gridfsd_leases"
+
+var (
+	// CommitTimeout bounds writing a files document (and the reads and
+	// lease around it), so a stuck store never hangs a commit or shutdown.
+	CommitTimeout = 30 * time.Second
+	// LeaseTTL is how long a lease outlives a holder that died holding it.
+	LeaseTTL = 2 * CommitTimeout
+	// DeleteTimeout bounds the removal of a replaced revision.
+	DeleteTimeout = 30 * time.Second
+)
+
+// ErrChunksLost means the chunks of an upload were removed before its
+// files document was written (by a sweeper, fsck --repair or a bucket drop
+// on another gateway during a slow upload): nothing was stored.
+var ErrChunksLost = errors.New("the upload's chunks were removed before it committed")
+
+// lease is held on one name of one bucket.
+type lease struct {
+	coll   *mongo.Collection
+	id     string
+	holder bson.ObjectID
+}
+
+// leases are held on several names at once, taken in the order of their
+// ids so that two writers never wait for each other.
+type leases []*lease
+
+func (b *Bucket) leaseColl() *mongo.Collection { return b.db.db.Collection(LeasesCollection) }
+
+// leaseID is a fixed-size key for any name: names may be long.
+func leaseID(bucket, filename string) string {
+	sum := sha256.Sum256([]byte(bucket + "\x00" + filename))
+	return hex.EncodeToString(sum[:])
+}
+
+// acquireLeases takes the leases on names (duplicates count once),
+// waiting while other writers hold them, until ctx ends.
+func (b *Bucket) acquireLeases(ctx context.Context, names ...string) (leases, error) {
+	byID := map[string]string{}
+	for _, n := range names {
+		byID[leaseID(b.name, n)] = n
+	}
+	ids := slices.Sorted(maps.Keys(byID))
+	var held leases
+	for _, id := range ids {
+		l, err := b.acquireLease(ctx, id, byID[id])
+		if err != nil {
+			held.release(ctx)
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return held, nil
+}
+
+func (b *Bucket) acquireLease(ctx context.Context, id, filename string) (*lease, error) {
+	l := &lease{coll: b.leaseColl(), id: id, holder: bson.NewObjectID()}
+	wait := time.Millisecond
+	for {
+		expires := bson.NewDateTimeFromTime(time.Now().Add(LeaseTTL))
+		_, err := l.coll.InsertOne(ctx, bson.D{
+			{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}, {Key: "expires", Value: expires},
+			{Key: "bucket", Value: b.name}, {Key: "filename", Value: filename},
+		})
+		if err == nil {
+			return l, nil
+		}
+		if !mongo.IsDuplicateKeyError(err) {
+			return nil, fmt.Errorf("lease %q: %w", filename, err)
+		}
+		// Held: take it over only if its holder let it expire.
+		res, err := l.coll.UpdateOne(ctx,
+			bson.D{{Key: "_id", Value: l.id}, {Key: "expires", Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(time.Now())}}}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: l.holder}, {Key: "expires", Value: expires}}}})
+		if err != nil {
+			return nil, fmt.Errorf("lease %q: %w", filename, err)
+		}
+		if res.MatchedCount == 1 {
+			return l, nil
+		}
+		// Jittered so that waiters do not poll in step.
+		t := time.NewTimer(wait/2 + rand.N(wait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("lease %q: waiting for another writer: %w", filename, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// release gives the leases back, unless another writer took one over.
+func (ls leases) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
+	defer cancel()
+	for _, l := range ls {
+		// A failure leaves the lease to expire: it delays the next
+		// writer, it does not break anything.
+		l.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}})
+	}
+}
+
+// newest is the newest revision of name, or nil when there is none.
+func (b *Bucket) newest(ctx context.Context, name string) (*File, error) {
+	f, err := b.FindByName(ctx, name, -1)
+	if errors.Is(err, ErrFileNotFound) || errors.Is(err, ErrRevisionNotFound) {
+		return nil, nil
+	}
+	return f, err
+}
+
+// CheckName evaluates cond against the newest revision of name without
+// writing anything: front doors call it before receiving a body, so that a
+// request bound to fail does not upload first. The commit checks again.
+func (b *Bucket) CheckName(ctx context.Context, name string, cond Conditions) error {
+	if !cond.Any() {
+		return nil
+	}
+	cur, err := b.newest(ctx, name)
+	if err != nil {
+		return err
+	}
+	return cond.Check(cur)
+}
+
+// Commit writes the last chunks and then the files document, which makes the
+// file visible. With UploadOptions.Conditions it holds the name's lease
+// while it checks them against the newest revision and commits (see the
+// commit protocol above). Before the files document is written it counts
+// the chunks, so a file whose chunks another process removed is never
+// published (ErrChunksLost). On failure nothing remains stored; an _id that
+// is taken returns ErrFileExists, a failed condition ErrPreconditionFailed.
+// The commit runs on a context of its own, bounded by CommitTimeout, so
+// that a client going away at the last moment does not leave it half done.
+func (u *Upload) Commit() (*File, error) {
+	if u.done {
+		return nil, chunker.ErrClosed
+	}
+	u.done, u.committing = true, true
+	if err := u.w.Close(); err != nil {
+		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), CommitTimeout)
+	defer cancel()
+	f, err := u.commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
+	}
+	u.committed = true
+	if u.replaced != nil && u.replaceErr == nil {
+		// The lease is given back: removing a large file's chunks takes
+		// a while and nobody sees them any more.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), DeleteTimeout)
+		defer cancel()
+		if _, err := u.b.chunks.DeleteMany(dctx, bson.D{{Key: "files_id", Value: u.replaced.ID}}); err != nil {
+			u.replaceErr = fmt.Errorf("delete chunks of %v: %w", u.replaced.ID, err)
+		}
+	}
+	return f, nil
+}
+
+// removeFilesDoc removes f's files document (its chunks stay for the
+// caller), whatever version it is now: the caller holds its name's lease.
+func (b *Bucket) removeFilesDoc(ctx context.Context, f *File) error {
+	if _, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}}); err != nil {
+		return fmt.Errorf("delete replaced file %v: %w", f.ID, err)
+	}
+	return nil
+}
+
+func (u *Upload) commit(ctx context.Context) (*File, error) {
+	date := time.Now()
+	var cur *File
+	if u.cond.Any() {
+		l, err := u.b.acquireLeases(ctx, u.filename)
+		if err != nil {
+			return nil, u.abort(err)
+		}
+		defer l.release(ctx)
+		if cur, err = u.b.newest(ctx, u.filename); err != nil {
+			return nil, u.abort(err)
+		}
+		if err := u.cond.Check(cur); err != nil {
+			return nil, u.abort(err)
+		}
+		// Later than what it was checked against, whatever the clocks.
+		if cur != nil && !date.After(cur.UploadDate) {
+			date = cur.UploadDate.Add(time.Millisecond)
+		}
+	}
+	if err := u.checkChunks(ctx); err != nil {
+		return nil, u.abort(err)
+	}
+	doc := bson.D{
+		{Key: "_id", Value: u.id},
+		{Key: "length", Value: u.w.Length()},
+		{Key: "chunkSize", Value: int32(u.w.ChunkSize())},
+		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(date)},
+		{Key: "filename", Value: u.filename},
+	}
+	if len(u.metadata) > 0 {
+		doc = append(doc, bson.E{Key: "metadata", Value: u.metadata})
+	}
+	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", u.w.Sum())})
+	if u.md5 != nil {
+		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", u.md5.Sum(nil))})
+	}
+	doc = append(doc, u.extra...)
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, u.abort(err)
+	}
+	f, err := u.b.insertFile(ctx, raw, u.abort)
+	if err != nil {
+		return nil, err
+	}
+	if u.replace && u.cond.IfMatch != "" && cur != nil {
+		// Still under the lease: no conditional write sees the name with
+		// both revisions, and none changes the replaced one meanwhile.
+		u.replaced = cur
+		u.replaceErr = u.b.removeFilesDoc(ctx, cur)
+	}
+	return f, nil
+}
+
+// insertFile writes the files document raw, whose chunks are stored. When
+// the insert fails it reads the document back before calling abort (which
+// removes the chunks): an insert whose acknowledgement was lost may have
+// landed, and the chunks of a files document that exists must never go.
+// When even the read fails the outcome is unknown and the chunks stay; if
+// the files document did not land, the orphan sweeper removes them.
+func (b *Bucket) insertFile(ctx context.Context, raw bson.Raw, abort func(error) error) (*File, error) {
+	_, err := b.files.InsertOne(ctx, raw)
+	if err == nil {
+		return ParseFile(raw)
+	}
+	id := raw.Lookup("_id")
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
+	defer cancel()
+	stored, rerr := b.files.FindOne(rctx, bson.D{{Key: "_id", Value: id}}).Raw()
+	switch {
+	case rerr == nil && bytes.Equal(stored, raw):
+		return ParseFile(raw) // it landed: a retried or unacknowledged insert
+	case rerr == nil:
+		// Another file took the _id; the abort removes only this
+		// upload's own chunks (by their _ids), never that file's.
+		return nil, abort(fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, id, b.name))
+	case errors.Is(rerr, mongo.ErrNoDocuments):
+		if mongo.IsDuplicateKeyError(err) {
+			err = fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, id, b.name)
+		}
+		return nil, abort(fmt.Errorf("write files document: %w", err))
+	}
+	return nil, fmt.Errorf("write files document: %w (and reading it back: %v; its chunks stay for the sweeper)", err, rerr)
+}
+
+// checkChunks counts the stored chunks of the upload, by the {files_id, n}
+// index, against what it wrote.
+func (u *Upload) checkChunks(ctx context.Context) error {
+	want := (u.w.Length() + int64(u.w.ChunkSize()) - 1) / int64(u.w.ChunkSize())
+	n, err := u.b.chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: u.id}})
+	if err != nil {
+		return fmt.Errorf("count chunks: %w", err)
+	}
+	if n == want {
+		return nil
+	}
+	// Chunks under the id that this upload did not write belong to a file
+	// that took the id meanwhile.
+	if _, err := u.b.Stat(ctx, u.id); err == nil {
+		return fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, u.id, u.b.name)
+	}
+	return fmt.Errorf("%w: %d of %d chunks are stored", ErrChunksLost, n, want)
+}
+
+// abort removes the upload's chunks and returns err, with the abort's own
+// failure when there is one.
+func (u *Upload) abort(err error) error {
+	if aerr := u.w.Abort(); aerr != nil {
+		return fmt.Errorf("%w (and abort: %w)", err, aerr)
+	}
+	return err
+}
+
+// Replaced is the revision an upload opened with UploadOptions.Replace
+// replaced (the one its If-Match matched), or nil, and the error of
+// removing it: the new revision is committed either way, so a front door
+// only logs that error. The HTTP API's PUT with If-Match replaces; S3,
+// which keeps versions, does not.
+func (u *Upload) Replaced() (*File, error) { return u.replaced, u.replaceErr }
+
+// maxCASAttempts bounds how often a conditional write by id is evaluated
+// again because the file changed between reading and writing it.
+const maxCASAttempts = 16
+
+// PatchIf renames the file with _id id and/or replaces its metadata, as
+// Patch does, if cond holds for it, and returns the file as changed. With
+// conditions it holds the lease of the file's name (and of the new name),
+// so that it is atomic with conditional uploads and deletes of the name,
+// and its update names the version it checked, so that it is atomic with
+// other writes by id too. With an If-Match and no file it returns
+// ErrPreconditionFailed, else ErrFileNotFound.
+func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bson.D, cond Conditions) (*File, error) {
+	update, err := patchUpdate(name, metadata)
+	if err != nil {
+		return nil, err
+	}
+	if !cond.Any() && len(update) > 0 {
+		res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
+		if err != nil {
+			return nil, fmt.Errorf("update file %v: %w", id, err)
+		}
+		if res.MatchedCount == 0 {
+			return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+		}
+		return b.Stat(ctx, id)
+	}
+	if len(update) == 0 {
+		return b.current(ctx, id, cond)
+	}
+	err = b.underLease(ctx, id, cond, name, func(f *File) (bool, error) {
+		res, err := b.files.UpdateOne(ctx, versionFilter(f), update)
+		if err != nil {
+			return false, fmt.Errorf("update file %v: %w", id, err)
+		}
+		return res.MatchedCount == 1, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.Stat(ctx, id)
+}
+
+// DeleteIf removes the file with _id id, as Delete does, if cond holds for
+// it, atomically as PatchIf changes it. With an If-Match and no file it
+// returns ErrPreconditionFailed, else ErrFileNotFound.
+func (b *Bucket) DeleteIf(ctx context.Context, id any, cond Conditions) error {
+	if !cond.Any() {
+		return b.Delete(ctx, id)
+	}
+	err := b.underLease(ctx, id, cond, nil, func(f *File) (bool, error) {
+		res, err := b.files.DeleteOne(ctx, versionFilter(f))
+		if err != nil {
+			return false, fmt.Errorf("delete file %v: %w", id, err)
+		}
+		return res.DeletedCount == 1, nil
+	})
+	if err != nil {
+		return err
+	}
+	// The lease is given back: nobody sees these chunks any more.
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+		return fmt.Errorf("delete chunks of %v: %w", id, err)
+	}
+	return nil
+}
+
+// underLease reads the file with _id id, takes the leases of its name and
+// of newName (when set), reads it again and evaluates cond against it, and
+// runs write, which reports whether the file was still the version it was
+// given. A file renamed or changed meanwhile is evaluated again.
+func (b *Bucket) underLease(ctx context.Context, id any, cond Conditions, newName *string, write func(*File) (bool, error)) error {
+	for range maxCASAttempts {
+		f, err := b.current(ctx, id, cond)
+		if err != nil {
+			return err
+		}
+		names := []string{f.Filename}
+		if newName != nil {
+			names = append(names, *newName)
+		}
+		ls, err := b.acquireLeases(ctx, names...)
+		if err != nil {
+			return err
+		}
+		done, err := func() (bool, error) {
+			defer ls.release(ctx)
+			g, err := b.current(ctx, id, cond)
+			if err != nil || g.Filename != f.Filename {
+				return false, err
+			}
+			return write(g)
+		}()
+		if err != nil || done {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: file %v kept changing", ErrPreconditionFailed, id)
+}
+
+// current reads the file with _id id and evaluates cond against it.
+func (b *Bucket) current(ctx context.Context, id any, cond Conditions) (*File, error) {
+	f, err := b.Stat(ctx, id)
+	if errors.Is(err, ErrFileNotFound) && cond.IfMatch != "" {
+		return nil, cond.Check(nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := cond.Check(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// DeleteNameIf removes every revision of the files named name, as
+// DeleteName does, if cond holds for the newest one. Holding the name's
+// lease (see the commit protocol) it removes the newest revision's files
+// document only if it is still the version checked, then those of the
+// older ones; the chunks go after the lease is given back. A revision
+// committed meanwhile without a lease stays. With an If-Match and no file
+// it returns ErrPreconditionFailed, else ErrFileNotFound.
+func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions) (int, error) {
+	if !cond.Any() {
+		return b.DeleteName(ctx, name)
+	}
+	ids, err := b.deleteNameDocs(ctx, name, cond)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+			return 0, fmt.Errorf("delete chunks of %v: %w", id, err)
+		}
+	}
+	return len(ids), nil
+}
+
+// deleteNameDocs is the part of DeleteNameIf under the lease; it returns
+// the _ids of the files documents it removed.
+func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Conditions) ([]any, error) {
+	ls, err := b.acquireLeases(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.release(ctx)
+	for range maxCASAttempts {
+		cur, err := b.newest(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := cond.Check(cur); err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+		}
+		older, err := b.revisionsUpTo(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
+		if err != nil {
+			return nil, fmt.Errorf("delete file %v: %w", cur.ID, err)
+		}
+		if res.DeletedCount == 0 {
+			continue // changed since it was checked: check again
+		}
+		if len(older) > 0 {
+			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
+				return nil, fmt.Errorf("delete older revisions of %q: %w", name, err)
+			}
+		}
+		return append(older, cur.ID), nil
+	}
+	return nil, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
+}
+
+// revisionsUpTo lists the _ids of the revisions of f's name that come
+// before f in (uploadDate, _id) order, the order FindByName numbers
+// revisions in. The order is the server's, so _ids of mixed BSON types and
+// revisions of the same millisecond compare as they sort.
+func (b *Bucket) revisionsUpTo(ctx context.Context, f *File) ([]any, error) {
+	filter := bson.D{{Key: "filename", Value: f.Filename}}
+	if !f.UploadDate.IsZero() {
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
+			bson.D{{Key: "uploadDate", Value: bson.D{{Key: "$lte", Value: bson.NewDateTimeFromTime(f.UploadDate)}}}},
+			bson.D{{Key: "uploadDate", Value: bson.D{{Key: "$exists", Value: false}}}},
+		}})
+	}
+	cur, err := b.files.Find(ctx, filter, options.Find().
+		SetProjection(bson.D{{Key: "_id", Value: 1}}).
+		SetSort(bson.D{{Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("find revisions of %q: %w", f.Filename, err)
+	}
+	defer cur.Close(context.WithoutCancel(ctx))
+	want := bson.RawValue{}
+	if raw, err := bson.Marshal(bson.D{{Key: "_id", Value: f.ID}}); err == nil {
+		want = bson.Raw(raw).Lookup("_id")
+	}
+	var ids []any
+	for cur.Next(ctx) {
+		idv := cur.Current.Lookup("_id")
+		if idv.Equal(want) {
+			return ids, nil
+		}
+		var id any
+		if err := idv.Unmarshal(&id); err != nil {
+			return nil, fmt.Errorf("find revisions of %q: %w", f.Filename, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("find revisions of %q: %w", f.Filename, err)
+	}
+	// f itself is gone: only what is strictly older than it is older.
+	return b.idsOf(ctx, bson.D{
+		{Key: "filename", Value: f.Filename},
+		{Key: "uploadDate", Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(f.UploadDate)}}},
+	})
+}

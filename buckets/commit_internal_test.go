@@ -1,0 +1,53 @@
+package buckets
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestInsertFileReadsBack: an insert that fails although its document
+// landed (a retried insert, a lost acknowledgement) is a success and keeps
+// the chunks; one whose _id another file holds aborts without touching
+// that file; only a document that is certainly absent aborts.
+func TestInsertFileReadsBack(t *testing.T) {
+	ctx := context.Background()
+	b, err := NewDB(storetest.MustOpenDB(t)).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(id any, name string) bson.Raw {
+		raw, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(0)}, {Key: "chunkSize", Value: int32(4)},
+			{Key: "uploadDate", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "filename", Value: name}})
+		return raw
+	}
+	aborted := 0
+	abort := func(err error) error { aborted++; return err }
+
+	landed := doc("landed", "a")
+	if _, err := b.files.InsertOne(ctx, landed); err != nil {
+		t.Fatal(err)
+	}
+	f, err := b.insertFile(ctx, landed, abort)
+	if err != nil || f.Filename != "a" || aborted != 0 {
+		t.Fatalf("an insert that landed: %v, %v, aborted %d", f, err, aborted)
+	}
+
+	f, err = b.insertFile(ctx, doc("landed", "b"), abort)
+	if !errors.Is(err, ErrFileExists) || f != nil || aborted != 1 {
+		t.Fatalf("an _id another file holds: %v, %v, aborted %d", f, err, aborted)
+	}
+	if got, _ := b.Stat(ctx, "landed"); got == nil || got.Filename != "a" {
+		t.Fatalf("the other file changed: %v", got)
+	}
+
+	// A document the store refuses is certainly absent: abort.
+	bad, _ := bson.Marshal(bson.D{{Key: "_id", Value: "bad"}, {Key: "$bad", Value: 1}})
+	if _, err := b.insertFile(ctx, bad, abort); err == nil || aborted != 2 {
+		t.Fatalf("a refused insert: %v, aborted %d", err, aborted)
+	}
+}

@@ -1,0 +1,4 @@
+package buckets
+
+// LeaseID exposes leaseID to the tests.
+var LeaseID = leaseID
