@@ -234,7 +234,7 @@ func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson
 	if metadata != nil && len(*metadata) == 0 {
 		unset = bson.D{{Key: "metadata", Value: ""}}
 	} else if metadata != nil {
-		if err := checkMetadata(*metadata); err != nil {
+		if err := CheckMetadata(*metadata); err != nil {
 			return err
 		}
 		set = append(set, bson.E{Key: "metadata", Value: *metadata})
@@ -256,21 +256,6 @@ func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
-	}
-	return nil
-}
-
-// MaxMetadataBytes leaves a files document room for its own fields inside
-// MongoDB's 16 MiB limit.
-const MaxMetadataBytes = 16*1024*1024 - 64*1024
-
-func checkMetadata(md bson.D) error {
-	raw, err := bson.Marshal(md)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
-	}
-	if len(raw) > MaxMetadataBytes {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidMetadata, len(raw), MaxMetadataBytes)
 	}
 	return nil
 }
@@ -385,7 +370,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
 	}
 	if len(md) > 0 {
-		if err := checkMetadata(md); err != nil {
+		if err := CheckMetadata(md); err != nil {
 			return nil, err
 		}
 	}

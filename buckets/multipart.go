@@ -98,7 +98,7 @@ func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts Uplo
 		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
 	}
 	if len(md) > 0 {
-		if err := checkMetadata(md); err != nil {
+		if err := CheckMetadata(md); err != nil {
 			return nil, err
 		}
 	}
