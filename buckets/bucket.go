@@ -54,6 +54,9 @@ type Download struct {
 
 // Stat returns the files document with _id id, or ErrFileNotFound.
 func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
+	if err := b.checkID(ctx, id); err != nil {
+		return nil, err
+	}
 	raw, err := b.files.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Raw()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
@@ -126,6 +129,9 @@ func (b *Bucket) OpenName(ctx context.Context, name string, revision int) (*Down
 // file disappears at once, then its chunks. When there is no files document
 // it still removes orphaned chunks of that id and returns ErrFileNotFound.
 func (b *Bucket) Delete(ctx context.Context, id any) error {
+	if err := b.checkID(ctx, id); err != nil {
+		return err
+	}
 	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
 	if err != nil {
 		return fmt.Errorf("delete file %v: %w", id, err)
@@ -224,6 +230,9 @@ func (b *Bucket) SetMetadata(ctx context.Context, id any, metadata bson.D) error
 // nil name or metadata stays as it is. It checks both before writing and
 // returns ErrFileNotFound, ErrInvalidFilename or ErrInvalidMetadata.
 func (b *Bucket) Patch(ctx context.Context, id any, name *string, metadata *bson.D) error {
+	if err := b.checkPatch(ctx, id, metadata); err != nil {
+		return err
+	}
 	var set, unset bson.D
 	if name != nil {
 		if err := CheckFilename(*name); err != nil {
@@ -373,6 +382,9 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 		if err := CheckMetadata(md); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.checkStored(ctx, opts.ID, md); err != nil {
+		return nil, err
 	}
 	if err := b.ensureIndexes(ctx); err != nil {
 		return nil, err

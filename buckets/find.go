@@ -63,6 +63,11 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range q.Metadata {
+		if err := b.db.checkStoreTypes(ctx, "metadata filter "+e.Key, e.Value, ErrInvalidQuery); err != nil {
+			return nil, err
+		}
+	}
 	opts := options.Find().
 		SetSort(bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}).
 		SetLimit(int64(limit + 1))

@@ -209,17 +209,21 @@ var refusedDocumentCodes = map[int32]bool{2: true, 14: true, 22: true, 52: true,
 
 // RefusedDocument reports whether err is the store refusing a document
 // for what it holds (a type or field name it cannot store), which no retry
-// changes: a client error, not the store failing.
-func RefusedDocument(err error) bool {
+// changes: a client error, not the store failing. reason is the store's
+// own message.
+func RefusedDocument(err error) (reason string, ok bool) {
 	var we mongo.WriteException
 	if errors.As(err, &we) {
 		for _, e := range we.WriteErrors {
 			if refusedDocumentCodes[int32(e.Code)] {
-				return true
+				return e.Message, true
 			}
 		}
-		return false
+		return "", false
 	}
 	var ce mongo.CommandError
-	return errors.As(err, &ce) && refusedDocumentCodes[ce.Code]
+	if errors.As(err, &ce) && refusedDocumentCodes[ce.Code] {
+		return ce.Message, true
+	}
+	return "", false
 }

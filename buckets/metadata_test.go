@@ -98,3 +98,44 @@ func TestMetadataFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestTypesTheStoreLacksAre4xx: on a store without some BSON types (the
+// embedded FerretDB has no Decimal128, MinKey, JavaScript...), metadata, ids
+// and filters holding one are the client's error, refused before anything
+// is written; before, the store dropped the connection and the gateway
+// answered 503 with Retry-After. On MongoDB they are stored.
+func TestTypesTheStoreLacksAre4xx(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	f, err := b.Upload(ctx, "f", strings.NewReader("x"), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d128, _ := bson.ParseDecimal128("1.5")
+	lacksTypes := b.StoreLacks(bson.TypeDecimal128)
+	for _, v := range []any{d128, bson.MinKey{}, bson.MaxKey{}, bson.JavaScript("x"), bson.Symbol("s"), bson.Undefined{},
+		bson.D{{Key: "deep", Value: bson.A{bson.D{{Key: "d", Value: d128}}}}}} {
+		md := bson.D{{Key: "v", Value: v}}
+		up, err := b.OpenUpload(ctx, "g", buckets.UploadOptions{Metadata: md})
+		if up != nil {
+			up.Abort()
+		}
+		perr := b.Patch(ctx, f.ID, nil, &md)
+		_, ferr := b.Find(ctx, buckets.Query{Metadata: md})
+		_, serr := b.Stat(ctx, v)
+		if !lacksTypes {
+			if err != nil || perr != nil || ferr != nil || !errors.Is(serr, buckets.ErrFileNotFound) {
+				t.Errorf("%T on a store that holds it: %v, %v, %v, %v", v, err, perr, ferr, serr)
+			}
+			continue
+		}
+		if !errors.Is(err, buckets.ErrInvalidMetadata) || !errors.Is(perr, buckets.ErrInvalidMetadata) ||
+			!errors.Is(ferr, buckets.ErrInvalidQuery) || !errors.Is(serr, buckets.ErrInvalidID) {
+			t.Errorf("%T: upload %v, patch %v, find %v, stat %v", v, err, perr, ferr, serr)
+		}
+	}
+	// The store is still answering: nothing dropped a connection.
+	if got, err := b.Stat(ctx, f.ID); err != nil || got.Metadata != nil && !lacksTypes {
+		t.Fatalf("after refused writes: %v, %v", got, err)
+	}
+}

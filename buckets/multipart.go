@@ -102,6 +102,9 @@ func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts Uplo
 			return nil, err
 		}
 	}
+	if err := b.checkStored(ctx, nil, md); err != nil {
+		return nil, err
+	}
 	if err := b.ensureIndexes(ctx); err != nil {
 		return nil, err
 	}

@@ -2,9 +2,11 @@ package gateway_test
 
 import (
 	"net/url"
+	"os"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/storetest"
 )
 
 // TestIDIsAValueNotAQuery: an id in /id/{bucket}/{id} that would act as a
@@ -100,5 +102,29 @@ func TestMetadataTheStoreCannotHoldIs4xx(t *testing.T) {
 	}
 	if res, body := e.do("GET", "/id/fs/"+f.oid(t), nil, ""); res.Header.Get("X-Gridfs-Metadata") != `{"k":"v"}` {
 		t.Fatalf("metadata changed: %q %s", res.Header.Get("X-Gridfs-Metadata"), body)
+	}
+}
+
+// TestTypesTheStoreLacksAre4xx: on the embedded store, which has no
+// Decimal128, MinKey or JavaScript, such metadata is 400, not the 503 with
+// Retry-After of a dropped connection; on MongoDB it is stored.
+func TestTypesTheStoreLacksAre4xx(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	f := e.put("/b/fs/keep", "x", nil)
+	code := 400
+	if os.Getenv(storetest.EnvURI) != "" {
+		code = 201
+	}
+	for _, md := range []string{`{"d":{"$numberDecimal":"1.5"}}`, `{"m":{"$minKey":1}}`, `{"c":{"$code":"x"}}`} {
+		e.run([]httpTest{
+			{name: "PUT " + md, method: "PUT", path: "/b/fs/new", body: "x", header: map[string]string{"X-Gridfs-Metadata": md}, code: code},
+			{name: "GET ?metajson " + md, method: "GET", path: "/b/fs?metajson.v=" + url.QueryEscape(md[5:len(md)-1]), code: map[int]int{400: 400, 201: 200}[code]},
+		})
+		if code == 400 {
+			e.run([]httpTest{{name: "PATCH " + md, method: "PATCH", path: "/id/fs/" + f.oid(t), body: `{"metadata":` + md + `}`, code: 400, errCode: "invalid_metadata"}})
+		}
+	}
+	if res, _ := e.do("GET", "/healthz", nil, ""); res.StatusCode != 200 {
+		t.Fatalf("healthz %d after refused types", res.StatusCode)
 	}
 }

@@ -3,12 +3,14 @@ package s3
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -45,5 +47,14 @@ func TestUserMetadataRules(t *testing.T) {
 	h.Set("X-Amz-Meta-Owner", "ann")
 	if md, err := userMetadata(h); err != nil || len(md) != 1 || md[0].Key != "owner" {
 		t.Errorf("x-amz-meta-owner: %v, %v", md, err)
+	}
+}
+
+// TestRefusedDocumentIsInvalidArgument: the store refusing a document for
+// what it holds is the client's error, not InternalError.
+func TestRefusedDocumentIsInvalidArgument(t *testing.T) {
+	err := fmt.Errorf("insert: %w", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 2, Message: `invalid key: "a.b"`}}})
+	if e, internal := toError(err); e.Code != ErrInvalidArgument.Code || internal {
+		t.Errorf("toError(%v) = %s (internal %v), want InvalidArgument", err, e.Code, internal)
 	}
 }
