@@ -53,6 +53,9 @@ type Download struct {
 
 // Stat returns the files document with _id id, or ErrFileNotFound.
 func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
+	if err := b.checkID(ctx, id); err != nil {
+		return nil, err
+	}
 	raw, err := b.files.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Raw()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
@@ -125,6 +128,9 @@ func (b *Bucket) OpenName(ctx context.Context, name string, revision int) (*Down
 // file disappears at once, then its chunks. When there is no files document
 // it still removes orphaned chunks of that id and returns ErrFileNotFound.
 func (b *Bucket) Delete(ctx context.Context, id any) error {
+	if err := b.checkID(ctx, id); err != nil {
+		return err
+	}
 	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
 	if err != nil {
 		return fmt.Errorf("delete file %v: %w", id, err)
@@ -239,7 +245,7 @@ func patchUpdate(name *string, metadata *bson.D) (bson.D, error) {
 	if metadata != nil && len(*metadata) == 0 {
 		unset = bson.D{{Key: "metadata", Value: ""}}
 	} else if metadata != nil {
-		if err := checkMetadata(*metadata); err != nil {
+		if err := CheckMetadata(*metadata); err != nil {
 			return nil, err
 		}
 		set = append(set, bson.E{Key: "metadata", Value: *metadata})
@@ -252,21 +258,6 @@ func patchUpdate(name *string, metadata *bson.D) (bson.D, error) {
 		update = append(update, bson.E{Key: "$unset", Value: unset})
 	}
 	return update, nil
-}
-
-// MaxMetadataBytes leaves a files document room for its own fields inside
-// MongoDB's 16 MiB limit.
-const MaxMetadataBytes = 16*1024*1024 - 64*1024
-
-func checkMetadata(md bson.D) error {
-	raw, err := bson.Marshal(md)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
-	}
-	if len(raw) > MaxMetadataBytes {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidMetadata, len(raw), MaxMetadataBytes)
-	}
-	return nil
 }
 
 // Drop removes the bucket's files, chunks and settings.
@@ -391,9 +382,12 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
 	}
 	if len(md) > 0 {
-		if err := checkMetadata(md); err != nil {
+		if err := CheckMetadata(md); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.checkStored(ctx, opts.ID, md); err != nil {
+		return nil, err
 	}
 	if err := b.ensureIndexes(ctx); err != nil {
 		return nil, err

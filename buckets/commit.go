@@ -324,6 +324,9 @@ const maxCASAttempts = 16
 // other writes by id too. With an If-Match and no file it returns
 // ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bson.D, cond Conditions) (*File, error) {
+	if err := b.checkPatch(ctx, id, metadata); err != nil {
+		return nil, err
+	}
 	update, err := patchUpdate(name, metadata)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,8 @@ type DB struct {
 	uploads   *chunker.Budget
 	downloads *chunker.ReadBudget
 
+	types storeTypes // the BSON types the store lacks
+
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
 	settings map[string]cachedSettings

@@ -27,7 +27,10 @@ type Query struct {
 	// search does.
 	Regex string
 	// Metadata matches files whose metadata.<key> equals the value, for
-	// each element.
+	// each element: a key is a dotted path of field names; a value is
+	// compared as a value ($eq), never read as an operator document, and
+	// Find returns ErrInvalidQuery for one with $-keys or a regular
+	// expression, which clients would expect to work as a query.
 	Metadata bson.D
 	// Limit is the page size: 0 means DefaultLimit, at most MaxLimit.
 	Limit int
@@ -59,6 +62,11 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 	filter, err := q.filter()
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range q.Metadata {
+		if err := b.db.checkStoreTypes(ctx, "metadata filter "+e.Key, e.Value, ErrInvalidQuery); err != nil {
+			return nil, err
+		}
 	}
 	opts := options.Find().
 		SetSort(bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}).
@@ -123,7 +131,10 @@ func (q Query) filter() (bson.D, error) {
 		and = append(and, bson.D{{Key: "filename", Value: bson.D{{Key: "$gte", Value: q.From}}}})
 	}
 	for _, e := range q.Metadata {
-		and = append(and, bson.D{{Key: "metadata." + e.Key, Value: e.Value}})
+		if err := checkMetadataFilter(e); err != nil {
+			return nil, err
+		}
+		and = append(and, bson.D{{Key: "metadata." + e.Key, Value: bson.D{{Key: "$eq", Value: e.Value}}}})
 	}
 	if q.After != "" {
 		c, err := decodeCursor(q.After)
@@ -140,6 +151,30 @@ func (q Query) filter() (bson.D, error) {
 		return bson.D{}, nil
 	}
 	return bson.D{{Key: "$and", Value: and}}, nil
+}
+
+// checkMetadataFilter refuses a metadata filter the store would misread or
+// refuse: a key that is no path of field names (empty segments, a segment
+// starting with "$", NUL, invalid UTF-8) and a value that is an operator
+// document or a regular expression.
+func checkMetadataFilter(e bson.E) error {
+	if err := checkFieldPath(e.Key); err != nil {
+		return fmt.Errorf("%w: metadata filter %q: %w", ErrInvalidQuery, truncate(e.Key, 64), err)
+	}
+	t, data, err := bson.MarshalValue(e.Value)
+	if err != nil {
+		return fmt.Errorf("%w: metadata filter %q: %v", ErrInvalidQuery, truncate(e.Key, 64), err)
+	}
+	v := bson.RawValue{Type: t, Value: data}
+	switch v.Type {
+	case bson.TypeRegex:
+		return fmt.Errorf("%w: metadata filter %q: a regular expression would match by pattern; filters test equality", ErrInvalidQuery, truncate(e.Key, 64))
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		if err := checkIDKeys(v.Value, 1); err != nil {
+			return fmt.Errorf("%w: metadata filter %q: a filter is a value, not an operator: %w", ErrInvalidQuery, truncate(e.Key, 64), err)
+		}
+	}
+	return nil
 }
 
 type cursorKey struct {

@@ -60,3 +60,42 @@ func TestFileJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestParseIDRefusesQueries: an id is a value; what would act as a query
+// in {_id: id} or {files_id: id} is ErrInvalidID, at any depth, while the
+// Extended JSON type wrappers stay typed values.
+func TestParseIDRefusesQueries(t *testing.T) {
+	for _, bad := range []string{
+		`{"$ne":null}`, `{"$gt":{"$minKey":1}}`, `{"$in":[1,2]}`, `{"$exists":true}`, `{"$where":"1"}`,
+		`{"a":{"$ne":1}}`, `{"a":[{"b":{"$gt":1}}]}`, `{"$ref":"fs.files","$id":1}`,
+		`{"$regex":"."}`, `{"$regex":".","$options":"i"}`, `{"$regularExpression":{"pattern":".","options":""}}`,
+		`[1,2]`, `[]`, `{"$undefined":true}`, `null`,
+	} {
+		if id, err := buckets.ParseID(bad); !errors.Is(err, buckets.ErrInvalidID) {
+			t.Errorf("ParseID(%s) = %#v, %v; want ErrInvalidID", bad, id, err)
+		}
+	}
+	for _, good := range []string{
+		`{"$oid":"5f0000000000000000000001"}`, `{"$date":"2020-01-01T00:00:00Z"}`, `{"$numberDecimal":"1.5"}`,
+		`{"$binary":{"base64":"AA==","subType":"00"}}`, `{"$uuid":"00000000-0000-0000-0000-000000000000"}`,
+		`{"$timestamp":{"t":1,"i":2}}`, `{"$minKey":1}`, `{"$maxKey":1}`, `{"$code":"x"}`, `{"$symbol":"s"}`,
+		`{"$numberInt":"1"}`, `{"$numberDouble":"1.5"}`,
+		`{"a":1}`, `{"a":{"$oid":"5f0000000000000000000001"},"b":[1,{"c":{"$date":"2020-01-01T00:00:00Z"}}]}`,
+		`{"a":null}`, `true`, `"$ne"`, `$ne`,
+	} {
+		id, err := buckets.ParseID(good)
+		if err != nil {
+			t.Errorf("ParseID(%s): %v", good, err)
+			continue
+		}
+		if err := buckets.CheckID(id); err != nil {
+			t.Errorf("CheckID(ParseID(%s)): %v", good, err)
+		}
+	}
+	for _, bad := range []any{nil, bson.D{{Key: "$ne", Value: nil}}, bson.Regex{Pattern: "."}, bson.A{1}, bson.Undefined{},
+		bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "$gt", Value: 1}}}}}} {
+		if err := buckets.CheckID(bad); !errors.Is(err, buckets.ErrInvalidID) {
+			t.Errorf("CheckID(%#v) = %v, want ErrInvalidID", bad, err)
+		}
+	}
+}

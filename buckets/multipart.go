@@ -98,9 +98,12 @@ func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts Uplo
 		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
 	}
 	if len(md) > 0 {
-		if err := checkMetadata(md); err != nil {
+		if err := CheckMetadata(md); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.checkStored(ctx, nil, md); err != nil {
+		return nil, err
 	}
 	if err := b.ensureIndexes(ctx); err != nil {
 		return nil, err

@@ -103,6 +103,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusConflict, "bucket_not_empty"
 	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large"
+	case refusedByStore(err):
+		return http.StatusBadRequest, "refused_by_store"
 	case errors.As(err, &he):
 		return he.Code, strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
 	case storeUnavailable(err):
@@ -113,6 +115,14 @@ func classify(err error) (status int, code string) {
 		return http.StatusServiceUnavailable, "canceled"
 	}
 	return http.StatusInternalServerError, "internal"
+}
+
+// refusedByStore reports whether the store refused a document for what it
+// holds: the client's request, which no retry helps (see
+// buckets.RefusedDocument).
+func refusedByStore(err error) bool {
+	_, ok := buckets.RefusedDocument(err)
+	return ok
 }
 
 // storeUnavailable reports whether err means MongoDB could not be reached,
@@ -137,6 +147,9 @@ func writeError(c echo.Context, err error) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg = fmt.Sprint(he.Message)
+	}
+	if reason, ok := buckets.RefusedDocument(err); ok && code == "refused_by_store" {
+		msg = "the store cannot hold this document: " + reason
 	}
 	log := requestLogger(c)
 	rid := c.Response().Header().Get(echo.HeaderXRequestID)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // A body too long for its ?chunkSize needs chunk numbers past int32: the
@@ -14,5 +15,24 @@ func TestClassifyTooManyChunks(t *testing.T) {
 	err := fmt.Errorf("upload: %w", buckets.ErrTooManyChunks)
 	if status, code := classify(err); status != http.StatusRequestEntityTooLarge || code != "too_large" {
 		t.Errorf("classify(%v) = %d %s, want 413 too_large", err, status, code)
+	}
+}
+
+// A store that refuses a document for what it holds (a type it lacks, a
+// field name it cannot store) answered a 500; it is the client's 400,
+// without Retry-After, while a dropped connection stays 503.
+func TestClassifyRefusedDocument(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("update: %w", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 2, Message: `invalid key: "a.b"`}}}),
+		fmt.Errorf("insert: %w", mongo.CommandError{Code: 238, Message: "Decimal128 is not supported"}),
+		fmt.Errorf("insert: %w", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 52, Message: "$-prefixed"}}}),
+	} {
+		if status, code := classify(err); status != http.StatusBadRequest || code != "refused_by_store" {
+			t.Errorf("classify(%v) = %d %s, want 400 refused_by_store", err, status, code)
+		}
+	}
+	dup := fmt.Errorf("insert: %w", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 11000, Message: "duplicate key"}}})
+	if status, _ := classify(dup); status == http.StatusBadRequest {
+		t.Errorf("a duplicate key is no refused document: %d", status)
 	}
 }

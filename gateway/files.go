@@ -204,7 +204,7 @@ func patchBody(r io.Reader) (filename *string, md *bson.D, err error) {
 	if v, ok := fields["metadata"]; ok {
 		d := bson.D{}
 		if !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			if d, err = parseMetadataJSON(v); err != nil {
+			if d, err = buckets.ParseMetadataJSON(v); err != nil {
 				return nil, nil, err
 			}
 		}

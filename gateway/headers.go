@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -36,7 +35,7 @@ func uploadMetadata(h http.Header) (bson.D, error) {
 			return nil, fmt.Errorf("%w: %s given %d times", buckets.ErrInvalidMetadata, HeaderMetadata, len(v))
 		}
 		var err error
-		if md, err = parseMetadataJSON([]byte(v[0])); err != nil {
+		if md, err = buckets.ParseMetadataJSON([]byte(v[0])); err != nil {
 			return nil, fmt.Errorf("%s: %w", HeaderMetadata, err)
 		}
 	}
@@ -60,23 +59,10 @@ func uploadMetadata(h http.Header) (bson.D, error) {
 	}
 	// The whole document, X-Meta-* fields included, is checked as the
 	// store will see it, so that a bad field fails here and not at commit.
-	if err := checkMetadataDoc(md); err != nil {
+	if err := buckets.CheckMetadata(md); err != nil {
 		return nil, err
 	}
 	return md, nil
-}
-
-// checkMetadataDoc checks user metadata as the store will see it: its size
-// as BSON and its field names.
-func checkMetadataDoc(md bson.D) error {
-	raw, err := bson.Marshal(md)
-	if err != nil {
-		return fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
-	}
-	if len(raw) > buckets.MaxMetadataBytes {
-		return fmt.Errorf("%w: %d bytes as BSON, more than the %d a files document leaves for it", buckets.ErrInvalidMetadata, len(raw), buckets.MaxMetadataBytes)
-	}
-	return checkFieldNames(raw, "metadata", 1)
 }
 
 func setField(d bson.D, key string, value any) bson.D {
@@ -89,101 +75,9 @@ func setField(d bson.D, key string, value any) bson.D {
 	return append(d, bson.E{Key: key, Value: value})
 }
 
-// parseMetadataJSON reads an Extended JSON object (relaxed or canonical) of
-// user metadata. It returns ErrInvalidMetadata for anything else, and for
-// field names MongoDB would refuse, so that nothing is written first.
-func parseMetadataJSON(b []byte) (bson.D, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return nil, fmt.Errorf("%w: not an Extended JSON object", buckets.ErrInvalidMetadata)
-	}
-	// The Extended JSON parser ignores what follows the object and
-	// replaces invalid UTF-8; both would store something the client did
-	// not send.
-	if !utf8.Valid(b) {
-		return nil, fmt.Errorf("%w: not valid UTF-8", buckets.ErrInvalidMetadata)
-	}
-	if jsonDepth(b) > MaxMetadataDepth+1 { // +1: a wrapper such as {"$date": {...}} nests once more
-		return nil, fmt.Errorf("%w: nested more than %d levels deep", buckets.ErrInvalidMetadata, MaxMetadataDepth)
-	}
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("%w: not one JSON object (syntax error or text after it)", buckets.ErrInvalidMetadata)
-	}
-	var md bson.D
-	if err := bson.UnmarshalExtJSON(b, false, &md); err != nil {
-		return nil, fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
-	}
-	if err := checkMetadataDoc(md); err != nil {
-		return nil, err
-	}
-	return md, nil
-}
-
-// jsonDepth is the deepest nesting of objects and arrays in JSON text,
-// found without parsing it, so that hostile input is refused before the
-// parser recurses into it.
-func jsonDepth(b []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
-}
-
-// MaxMetadataDepth bounds how deeply metadata objects and arrays nest.
-// MongoDB refuses documents nested more than 100 levels; the files document
-// around the metadata and the filters of listings take a few of those, and
-// checking here refuses the upload before any chunk is written.
-const MaxMetadataDepth = 90
-
-// checkFieldNames refuses names that start with "$" (what remains of one
-// after Extended JSON parsing is not a type wrapper but an operator-looking
-// name MongoDB rejects or misreads) and empty names.
-func checkFieldNames(doc bson.Raw, at string, depth int) error {
-	if depth > MaxMetadataDepth {
-		return fmt.Errorf("%w: nested more than %d levels deep", buckets.ErrInvalidMetadata, MaxMetadataDepth)
-	}
-	elems, err := doc.Elements()
-	if err != nil {
-		return fmt.Errorf("%w: %v", buckets.ErrInvalidMetadata, err)
-	}
-	for _, e := range elems {
-		key := e.Key()
-		where := at + "." + key
-		if key == "" || strings.HasPrefix(key, "$") {
-			return fmt.Errorf("%w: field %q: names may not be empty or start with $", buckets.ErrInvalidMetadata, where)
-		}
-		v := e.Value()
-		if sub, ok := v.DocumentOK(); ok {
-			if err := checkFieldNames(sub, where, depth+1); err != nil {
-				return err
-			}
-		}
-		if arr, ok := v.ArrayOK(); ok {
-			// An array is a level of its own; its elements are named
-			// "0", "1"..., which checkFieldNames accepts.
-			if err := checkFieldNames(bson.Raw(arr), where, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
+// MaxMetadataDepth bounds how deeply metadata objects and arrays nest; the
+// rule is buckets'.
+const MaxMetadataDepth = buckets.MaxMetadataDepth
 
 // digests are the integrity checks a client sent with an upload.
 type digests struct {

@@ -111,6 +111,9 @@ func toError(err error) (e *Error, internal bool) {
 	case is(context.Canceled):
 		return errorf(ErrIncompleteBody, "the request was cancelled"), false
 	}
+	if reason, ok := buckets.RefusedDocument(err); ok {
+		return errorf(ErrInvalidArgument, "the store cannot hold this document: %s", reason), false
+	}
 	return ErrInternal, true
 }
 

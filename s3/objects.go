@@ -101,6 +101,9 @@ func userMetadata(h http.Header) (bson.D, error) {
 		md = append(md, bson.E{Key: key, Value: value})
 	}
 	sort.Slice(md, func(i, j int) bool { return md[i].Key < md[j].Key })
+	if err := buckets.CheckMetadata(md); err != nil {
+		return nil, err
+	}
 	return md, nil
 }
 

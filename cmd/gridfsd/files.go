@@ -136,7 +136,7 @@ func redactURI(uri string) string {
 func parseID(s string) (any, error) {
 	id, err := buckets.ParseID(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w (give an ObjectId as {\"$oid\":\"...\"}, a number, or a plain string)", err)
+		return nil, asUsage(fmt.Errorf("%w (give an ObjectId as {\"$oid\":\"...\"}, a number, or a plain string)", err))
 	}
 	return id, nil
 }

@@ -69,8 +69,9 @@ func (a *app) metaCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var md bson.D
 			if cmd.Flags().Changed("set") {
-				if err := bson.UnmarshalExtJSON([]byte(set), false, &md); err != nil {
-					return fmt.Errorf("%w: --set is not an Extended JSON object: %v", buckets.ErrInvalidMetadata, err)
+				var err error
+				if md, err = buckets.ParseMetadataJSON([]byte(set)); err != nil {
+					return asUsage(fmt.Errorf("--set: %w", err))
 				}
 			}
 			s, err := a.open(cmd, true)
