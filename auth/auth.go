@@ -83,7 +83,14 @@ type Config struct {
 	Tokens        []Token
 	AnonymousRead []string // buckets anyone may read; "*" for all
 	SigningKey    string   // enables signed URLs
+	// MaxSignedLife caps how far ahead a signed URL's expiry may lie, when
+	// minted and again when verified; zero means DefaultMaxSignedLife.
+	MaxSignedLife time.Duration
 }
+
+// DefaultMaxSignedLife is the longest a signed URL lives unless configured:
+// a leaked URL stops working within a day.
+const DefaultMaxSignedLife = 24 * time.Hour
 
 // Enabled reports whether any access control is configured.
 func (c Config) Enabled() bool {
@@ -122,6 +129,9 @@ func New(cfg Config) (*Authorizer, error) {
 	if cfg.SigningKey != "" && len(cfg.SigningKey) < MinSecretLength {
 		return nil, fmt.Errorf("auth.signing_key: shorter than %d characters", MinSecretLength)
 	}
+	if cfg.MaxSignedLife < 0 {
+		return nil, fmt.Errorf("auth.max_signed_life: %s is negative", cfg.MaxSignedLife)
+	}
 	return &Authorizer{cfg: cfg}, nil
 }
 
@@ -149,7 +159,7 @@ func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Pri
 		return Principal{Name: "anonymous", Access: Admin}, nil
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
-		secret, ok := strings.CutPrefix(h, "Bearer ")
+		secret, ok := BearerToken(h)
 		if !ok {
 			return Principal{}, fmt.Errorf("%w: Authorization must be \"Bearer <token>\"", ErrUnauthenticated)
 		}
@@ -213,32 +223,69 @@ func matches(list []string, bucket string) bool {
 	return slices.Contains(list, AllBuckets) || slices.Contains(list, bucket)
 }
 
+// BearerToken is the credential of an Authorization header value with the
+// Bearer scheme, whose name is case-insensitive (RFC 9110 11.1).
+func BearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
 // SigningEnabled reports whether Sign can mint URLs: a signing key is set.
 func (a *Authorizer) SigningEnabled() bool { return a.cfg.SigningKey != "" }
+
+// MaxSignedLife is the longest a signed URL may live.
+func (a *Authorizer) MaxSignedLife() time.Duration {
+	if a.cfg.MaxSignedLife > 0 {
+		return a.cfg.MaxSignedLife
+	}
+	return DefaultMaxSignedLife
+}
 
 // ErrSigningDisabled is returned by Sign without a signing key.
 var ErrSigningDisabled = errors.New("signed URLs are not enabled (set auth.signing_key)")
 
-// Sign returns the query string ("expires=...&signature=...") that makes
-// method on path valid until expires. A GET signature also allows HEAD.
-func (a *Authorizer) Sign(method, path string, expires time.Time) (string, error) {
+// ErrSignedLifeTooLong is returned by Sign for an expiry beyond
+// MaxSignedLife.
+var ErrSignedLifeTooLong = errors.New("signed URL would live longer than allowed")
+
+// clockSkew is how far a verifier's clock may be behind the signer's
+// without refusing a URL of the longest life.
+const clockSkew = time.Minute
+
+// Sign returns the query string that makes method on path with query valid
+// until expires: query's parameters followed by expires and signature. The
+// signature covers the method, the path and every parameter, so a URL with
+// a parameter added, removed or changed is refused. A GET signature also
+// allows HEAD, never the reverse. It returns ErrSigningDisabled without a
+// key and ErrSignedLifeTooLong when expires lies beyond MaxSignedLife.
+func (a *Authorizer) Sign(method, path string, query url.Values, expires time.Time) (string, error) {
 	if a.cfg.SigningKey == "" {
 		return "", ErrSigningDisabled
 	}
-	exp := strconv.FormatInt(expires.Unix(), 10)
+	if life := time.Until(expires); life > a.MaxSignedLife() {
+		return "", fmt.Errorf("%w: %s is more than %s", ErrSignedLifeTooLong, life.Round(time.Second), a.MaxSignedLife())
+	}
+	if query.Has(ParamExpires) || query.Has(ParamSignature) {
+		return "", fmt.Errorf("query may not hold %s or %s", ParamExpires, ParamSignature)
+	}
 	q := url.Values{}
-	q.Set(ParamExpires, exp)
-	q.Set(ParamSignature, a.signature(method, path, exp))
-	return q.Encode(), nil
+	for k, v := range query {
+		q[k] = v
+	}
+	q.Set(ParamExpires, strconv.FormatInt(expires.Unix(), 10))
+	sig := a.signature(strings.ToUpper(method), path, q)
+	return q.Encode() + "&" + ParamSignature + "=" + sig, nil
 }
 
-func (a *Authorizer) signature(method, path, expires string) string {
-	m := strings.ToUpper(method)
-	if m == http.MethodHead {
-		m = http.MethodGet
-	}
+// signature is the MAC of a method, a path and a query without its
+// signature parameter, in canonical form: url.Values.Encode sorts by key
+// and escapes alike however the client spelled the query.
+func (a *Authorizer) signature(method, path string, q url.Values) string {
 	mac := hmac.New(sha256.New, []byte(a.cfg.SigningKey))
-	mac.Write([]byte(m + "\n" + path + "\n" + expires))
+	mac.Write([]byte(method + "\n" + path + "\n" + q.Encode()))
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
@@ -246,17 +293,38 @@ func (a *Authorizer) verify(method, path string, q url.Values, now time.Time) er
 	if a.cfg.SigningKey == "" {
 		return fmt.Errorf("%w: signed URLs are not enabled", ErrUnauthenticated)
 	}
+	given := q[ParamSignature]
+	unsigned := url.Values{}
+	for k, v := range q {
+		if k != ParamSignature {
+			unsigned[k] = v
+		}
+	}
 	exp := q.Get(ParamExpires)
 	unix, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
+	if err != nil || len(q[ParamExpires]) != 1 {
 		return fmt.Errorf("%w: signed URL has no valid %s", ErrUnauthenticated, ParamExpires)
 	}
-	want := a.signature(method, path, exp)
-	if !hmac.Equal([]byte(want), []byte(q.Get(ParamSignature))) {
-		return fmt.Errorf("%w: signature does not match this method and path", ErrUnauthenticated)
+	if len(given) != 1 || !a.signedFor(method, path, unsigned, given[0]) {
+		return fmt.Errorf("%w: signature does not match this method, path and query", ErrUnauthenticated)
 	}
 	if now.Unix() > unix {
 		return fmt.Errorf("%w: signed URL expired at %s", ErrUnauthenticated, time.Unix(unix, 0).UTC().Format(time.RFC3339))
 	}
+	// The cap holds whatever the URL says: one minted with a longer life
+	// (another key holder, an older version) is refused until then.
+	if time.Unix(unix, 0).Sub(now) > a.MaxSignedLife()+clockSkew {
+		return fmt.Errorf("%w: signed URL lives longer than the %s allowed", ErrUnauthenticated, a.MaxSignedLife())
+	}
 	return nil
+}
+
+// signedFor reports whether sig signs method on path with q. HEAD is
+// served by a GET signature: it is a GET without the body.
+func (a *Authorizer) signedFor(method, path string, q url.Values, sig string) bool {
+	m := strings.ToUpper(method)
+	if hmac.Equal([]byte(a.signature(m, path, q)), []byte(sig)) {
+		return true
+	}
+	return m == http.MethodHead && hmac.Equal([]byte(a.signature(http.MethodGet, path, q)), []byte(sig))
 }

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"errors"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,9 @@ func TestAuthorize(t *testing.T) {
 		{"writer writes", "Bearer " + writerSecret, "PUT", "docs", auth.Write, nil},
 		{"writer creates bucket", "Bearer " + writerSecret, "PUT", "docs", auth.Admin, auth.ErrForbidden},
 		{"admin anywhere", "Bearer " + adminSecret, "DELETE", "anything", auth.Admin, nil},
+		{"scheme in lower case", "bearer " + readerSecret, "GET", "media", auth.Read, nil},
+		{"scheme in upper case", "BEARER " + readerSecret, "GET", "media", auth.Read, nil},
+		{"scheme alone", "Bearer", "GET", "media", auth.Read, auth.ErrUnauthenticated},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest(tt.method, "/b/"+tt.bucket+"/f", nil)
@@ -70,33 +74,77 @@ func TestAuthorize(t *testing.T) {
 
 func TestSignedURL(t *testing.T) {
 	a := mustAuthorizer(t)
-	q, err := a.Sign("GET", "/b/media/clip.webm", time.Now().Add(time.Hour))
+	mint := func(a *auth.Authorizer, method, target string, life time.Duration) string {
+		t.Helper()
+		u, err := url.Parse(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := a.Sign(method, u.Path, u.Query(), time.Now().Add(life))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Path + "?" + q
+	}
+	get := mint(a, "GET", "/b/media/clip.webm", time.Hour)
+	head := mint(a, "HEAD", "/b/media/clip.webm", time.Hour)
+	rev := mint(a, "GET", "/b/media/clip.webm?revision=0&download=1", time.Hour)
+	drop := mint(a, "DELETE", "/buckets/media", time.Hour)
+	expired := mint(a, "GET", "/b/media/clip.webm", -time.Second)
+	// Minted with the same key where the maximum is longer: the verifier's
+	// own cap refuses it.
+	long, err := auth.New(auth.Config{SigningKey: signingKey, MaxSignedLife: 365 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	try := func(method, target string) error {
-		_, err := a.Authorize(httptest.NewRequest(method, target, nil), "media", auth.Read)
-		return err
+	year := mint(long, "GET", "/b/media/clip.webm", 8760*time.Hour)
+	_, sig, _ := strings.Cut(get, "?")
+
+	tests := []struct {
+		name, method, target string
+		ok                   bool
+	}{
+		{"signed GET", "GET", get, true},
+		{"GET signature serves HEAD", "HEAD", get, true},
+		{"signed HEAD", "HEAD", head, true},
+		{"HEAD signature does not serve GET", "GET", head, false},
+		{"GET signature does not serve PUT", "PUT", get, false},
+		{"another path", "GET", "/b/media/other.webm?" + sig, false},
+		{"tampered expiry", "GET", strings.Replace(get, "expires=", "expires=9", 1), false},
+		{"expired", "GET", expired, false},
+		{"beyond the maximum life", "GET", year, false},
+		{"signed query", "GET", rev, true},
+		{"query in another order", "GET", "/b/media/clip.webm?download=1&" + strings.Replace(strings.SplitN(rev, "?", 2)[1], "download=1&", "", 1), true},
+		{"parameter added", "GET", get + "&revision=0", false},
+		{"parameter added to a signed query", "GET", rev + "&prefix=x", false},
+		{"parameter removed", "GET", strings.Replace(rev, "download=1&", "", 1), false},
+		{"parameter changed", "GET", strings.Replace(rev, "revision=0", "revision=1", 1), false},
+		{"parameter repeated", "GET", rev + "&revision=1", false},
+		{"signature repeated", "GET", get + "&signature=x", false},
+		{"signed drop", "DELETE", drop, true},
+		{"signed drop made forced", "DELETE", drop + "&force=true", false},
 	}
-	if err := try("GET", "/b/media/clip.webm?"+q); err != nil {
-		t.Errorf("signed GET: %v", err)
+	for _, tt := range tests {
+		_, err := a.Authorize(httptest.NewRequest(tt.method, tt.target, nil), "media", auth.Read)
+		if tt.ok && err != nil {
+			t.Errorf("%s: %s %s refused: %v", tt.name, tt.method, tt.target, err)
+		}
+		if !tt.ok && !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Errorf("%s: %s %s: err = %v, want ErrUnauthenticated", tt.name, tt.method, tt.target, err)
+		}
 	}
-	if err := try("HEAD", "/b/media/clip.webm?"+q); err != nil {
-		t.Errorf("signed GET used for HEAD: %v", err)
+}
+
+func TestSignRefusesLongLife(t *testing.T) {
+	a := mustAuthorizer(t)
+	if _, err := a.Sign("GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife+time.Minute)); !errors.Is(err, auth.ErrSignedLifeTooLong) {
+		t.Errorf("Sign beyond the maximum: %v", err)
 	}
-	if err := try("PUT", "/b/media/clip.webm?"+q); !errors.Is(err, auth.ErrUnauthenticated) {
-		t.Errorf("signed GET used for PUT: %v", err)
+	if _, err := a.Sign("GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife-time.Minute)); err != nil {
+		t.Errorf("Sign within the maximum: %v", err)
 	}
-	if err := try("GET", "/b/media/other.webm?"+q); !errors.Is(err, auth.ErrUnauthenticated) {
-		t.Errorf("signature for another path: %v", err)
-	}
-	tampered := strings.Replace(q, "expires=", "expires=9", 1)
-	if err := try("GET", "/b/media/clip.webm?"+tampered); !errors.Is(err, auth.ErrUnauthenticated) {
-		t.Errorf("tampered expiry: %v", err)
-	}
-	old, _ := a.Sign("GET", "/b/media/clip.webm", time.Now().Add(-time.Second))
-	if err := try("GET", "/b/media/clip.webm?"+old); !errors.Is(err, auth.ErrUnauthenticated) {
-		t.Errorf("expired URL: %v", err)
+	if _, err := a.Sign("GET", "/b/media/x", url.Values{"signature": {"x"}}, time.Now().Add(time.Minute)); err == nil {
+		t.Error("Sign accepted a query with its own signature parameter")
 	}
 }
 
@@ -111,6 +159,7 @@ func TestNewRejectsWeakConfig(t *testing.T) {
 			{Name: "b", Secret: readerSecret, Buckets: []string{"*"}, Access: auth.Read},
 		}},
 		{SigningKey: "short"},
+		{SigningKey: signingKey, MaxSignedLife: -time.Hour},
 	}
 	for i, c := range bad {
 		if _, err := auth.New(c); err == nil {

@@ -2,8 +2,10 @@ package buckets
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"time"
 
@@ -98,6 +100,7 @@ func (b *Bucket) Open(ctx context.Context, f *File) (*Download, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.ShareReadahead(b.db.downloads)
 	return &Download{Reader: r, File: f}, nil
 }
 
@@ -333,7 +336,18 @@ type UploadOptions struct {
 	// Extra holds root fields of the files document some callers need, such
 	// as the legacy contentType or aliases of the spec tests.
 	Extra bson.D
+	// MD5, when set, computes the MD5 of the content while it streams (see
+	// Upload.MD5) and stores it hex-encoded in the files document's
+	// top-level FieldS3ETag, which S3 clients verify their uploads by.
+	MD5 bool
 }
+
+// FieldS3ETag is the top-level files document field, gridfsd's own, that
+// holds an object's S3 ETag without quotes: the hex MD5 of the content for
+// a single-part upload, "<hex MD5 of the parts' MD5s>-<parts>" for a
+// multipart one. It is never the deprecated top-level md5, which GridFS
+// tools would read as the content's MD5.
+const FieldS3ETag = "s3ETag"
 
 // Upload is a file being written. Write its content, then Commit; or Abort.
 // Until Commit returns, no reader can see the file.
@@ -345,6 +359,7 @@ type Upload struct {
 	metadata  bson.D
 	extra     bson.D
 	w         *chunker.Writer
+	md5       hash.Hash // nil unless UploadOptions.MD5
 	max       int64
 	done      bool
 	committed bool
@@ -391,7 +406,11 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err != nil {
 		return nil, err
 	}
-	return &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize}, nil
+	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize}
+	if opts.MD5 {
+		up.md5 = md5.New()
+	}
+	return up, nil
 }
 
 func withoutKey(d bson.D, key string) bson.D {
@@ -414,11 +433,18 @@ func (u *Upload) Write(p []byte) (int, error) {
 		u.Abort()
 		return 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, u.max)
 	}
-	return u.w.Write(p)
+	n, err := u.w.Write(p)
+	if u.md5 != nil {
+		u.md5.Write(p[:n])
+	}
+	return n, err
 }
 
 // ReadFrom copies r into the file until EOF.
 func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
+	if u.md5 != nil {
+		r = io.TeeReader(r, u.md5)
+	}
 	if u.max > 0 {
 		// One byte more than allowed tells an oversized file from a full one.
 		n, err := u.w.ReadFrom(io.LimitReader(r, u.max-u.w.Length()+1))
@@ -436,6 +462,15 @@ func (u *Upload) Length() int64 { return u.w.Length() }
 
 // SHA256 is the SHA-256 of the bytes written so far.
 func (u *Upload) SHA256() []byte { return u.w.Sum() }
+
+// MD5 is the MD5 of the bytes written so far, or nil unless the upload was
+// opened with UploadOptions.MD5.
+func (u *Upload) MD5() []byte {
+	if u.md5 == nil {
+		return nil
+	}
+	return u.md5.Sum(nil)
+}
 
 // Commit writes the last chunks and then the files document, which makes the
 // file visible. On failure nothing remains stored; an _id that is taken
@@ -459,6 +494,9 @@ func (u *Upload) Commit() (*File, error) {
 		doc = append(doc, bson.E{Key: "metadata", Value: u.metadata})
 	}
 	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", u.w.Sum())})
+	if u.md5 != nil {
+		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", u.md5.Sum(nil))})
+	}
 	doc = append(doc, u.extra...)
 	raw, err := bson.Marshal(doc)
 	if err == nil {

@@ -53,7 +53,8 @@ func (s Settings) check() error {
 type DB struct {
 	db *mongo.Database
 
-	uploads *chunker.Budget
+	uploads   *chunker.Budget
+	downloads *chunker.ReadBudget
 
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
@@ -87,11 +88,14 @@ const IndexCheckInterval = time.Minute
 const (
 	ConcurrentInserts = 8
 	UploadBufferBytes = 32 << 20
+	// DownloadBufferBytes is the read-ahead of all downloads through one
+	// DB (see chunker.ReadBudget).
+	DownloadBufferBytes = 32 << 20
 )
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
 }
 
 // Database is the underlying database.
@@ -213,6 +217,10 @@ func (d *DB) Drop(ctx context.Context, name string, force bool) error {
 	return b.Drop(ctx)
 }
 
+// Exists reports whether bucket name exists: it has a files or chunks
+// collection, or settings stored through Create.
+func (d *DB) Exists(ctx context.Context, name string) (bool, error) { return d.exists(ctx, name) }
+
 func (d *DB) exists(ctx context.Context, name string) (bool, error) {
 	names, err := d.collections(ctx)
 	if err != nil {
@@ -248,12 +256,22 @@ type BucketInfo struct {
 // statistics: any pair of collections X.files/X.chunks, whoever wrote them,
 // and every bucket created through gridfsd.
 func (d *DB) List(ctx context.Context) ([]BucketInfo, error) {
+	return d.ListOf(ctx, nil)
+}
+
+// ListOf is List restricted to the buckets keep accepts (nil keeps all):
+// the statistics, a scan of each files collection, are computed only for
+// those, so a caller who may see few buckets costs few scans.
+func (d *DB) ListOf(ctx context.Context, keep func(name string) bool) ([]BucketInfo, error) {
 	seen, err := d.all(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]BucketInfo, 0, len(seen))
 	for name, s := range seen {
+		if keep != nil && !keep(name) {
+			continue
+		}
 		st, err := d.bucket(name, s).Stats(ctx)
 		if err != nil {
 			return nil, err

@@ -24,4 +24,5 @@ var (
 	ErrInvalidChunkSize = chunker.ErrInvalidChunkSize
 	ErrChunkMissing     = chunker.ErrChunkMissing
 	ErrChunkSize        = chunker.ErrChunkSize
+	ErrTooManyChunks    = chunker.ErrTooManyChunks
 )

@@ -18,6 +18,7 @@ type File struct {
 	Filename   string    //
 	Metadata   bson.Raw  // nil when the document has none
 	SHA256     string    // hex; empty for files gridfsd did not write
+	S3ETag     string    // FieldS3ETag; empty unless written through S3
 
 	// Legacy fields that older drivers wrote at the top level.
 	ContentType string
@@ -66,6 +67,7 @@ func ParseFile(raw bson.Raw) (*File, error) {
 		f.Metadata = md
 	}
 	f.SHA256, _ = raw.Lookup("sha256").StringValueOK()
+	f.S3ETag, _ = raw.Lookup(FieldS3ETag).StringValueOK()
 	f.ContentType, _ = raw.Lookup("contentType").StringValueOK()
 	f.MD5, _ = raw.Lookup("md5").StringValueOK()
 	if arr, ok := raw.Lookup("aliases").ArrayOK(); ok {

@@ -33,6 +33,9 @@ type Query struct {
 	Limit int
 	// After continues a listing from the Next of a previous Page.
 	After string
+	// From skips the filenames that sort before it (byte order), as S3's
+	// marker and start-after do.
+	From string
 }
 
 // Page is one page of a listing, ordered by filename, then uploadDate,
@@ -115,6 +118,9 @@ func (q Query) filter() (bson.D, error) {
 			return nil, fmt.Errorf("%w: regex: %v", ErrInvalidQuery, err)
 		}
 		and = append(and, bson.D{{Key: "filename", Value: bson.Regex{Pattern: q.Regex}}})
+	}
+	if q.From != "" {
+		and = append(and, bson.D{{Key: "filename", Value: bson.D{{Key: "$gte", Value: q.From}}}})
 	}
 	for _, e := range q.Metadata {
 		and = append(and, bson.D{{Key: "metadata." + e.Key, Value: e.Value}})

@@ -104,6 +104,14 @@ func (b *Bucket) FindOrphans(ctx context.Context, grace time.Duration) (*Orphans
 	if err != nil {
 		return nil, fmt.Errorf("find orphans: list files: %w", err)
 	}
+	// Chunks of multipart uploads in progress have no files document yet.
+	live, err := b.multipartIDs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find orphans: %w", err)
+	}
+	for _, v := range live {
+		delete(cand, idKey(v))
+	}
 
 	var list []*Orphan
 	for _, k := range order {

@@ -7,7 +7,6 @@ package chunker
 import (
 	"errors"
 	"fmt"
-	"sync"
 )
 
 // DefaultChunkSize is the GridFS default, 255 KiB.
@@ -27,6 +26,9 @@ var (
 	// ErrChunkSize means a chunk's data is not the size the file's length
 	// and chunk size require.
 	ErrChunkSize = errors.New("chunk has the wrong size")
+	// ErrTooManyChunks means a file would need a chunk number past the
+	// int32 that GridFS stores n in: too long a file for its chunk size.
+	ErrTooManyChunks = errors.New("too many chunks for the chunk size")
 	// ErrClosed is returned by a Writer or Reader used after Close or Abort.
 	ErrClosed = errors.New("chunker: closed")
 )
@@ -44,25 +46,8 @@ func chunkCount(length int64, chunkSize int) int64 {
 	return (length + int64(chunkSize) - 1) / int64(chunkSize)
 }
 
-// pools hands out byte slices by capacity so that concurrent uploads and
-// downloads reuse chunk buffers instead of allocating megabytes each. Like the
-// standard library's bufio pools, it is shared by the whole process.
-var pools sync.Map // capacity -> *sync.Pool
+// MaxChunks is the most chunks a file can have: n is an int32 from 0.
+const MaxChunks = 1 << 31
 
-func getBuffer(size int) []byte {
-	p, _ := pools.LoadOrStore(size, &sync.Pool{})
-	if b, ok := p.(*sync.Pool).Get().(*[]byte); ok {
-		return (*b)[:size]
-	}
-	return make([]byte, size)
-}
-
-func putBuffer(b []byte) {
-	if b == nil {
-		return
-	}
-	b = b[:cap(b)]
-	if p, ok := pools.Load(cap(b)); ok {
-		p.(*sync.Pool).Put(&b)
-	}
-}
+// MaxLength is the longest file that chunkSize allows, MaxChunks chunks.
+func MaxLength(chunkSize int) int64 { return MaxChunks * int64(chunkSize) }

@@ -39,6 +39,7 @@ type Reader struct {
 	curN   int64
 	stream *stream
 	closed bool
+	budget *ReadBudget // shared with other Readers, or nil
 
 	// fetched counts the chunk bytes received from the store, by Read's
 	// read-ahead and by ReadAt, for metrics and tests of the read path's
@@ -197,6 +198,9 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.budget != nil {
+		r.budget.active.Add(-1)
+	}
 	r.stopStream()
 	putBuffer(r.cur)
 	r.cur, r.curN = nil, -1
@@ -256,7 +260,7 @@ func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, 
 
 // maxAhead is the largest read-ahead in chunks.
 func (r *Reader) maxAhead() int64 {
-	return int64(max(maxReadaheadBytes/r.file.ChunkSize, 1))
+	return int64(max(r.budget.share()/r.file.ChunkSize, 1))
 }
 
 // stream delivers chunks next, next+1, ... of a file from one cursor, read

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 // mustChunks returns an empty chunks collection with the unique
 // {files_id, n} index GridFS requires.
-func mustChunks(t *testing.T) *mongo.Collection {
+func mustChunks(t testing.TB) *mongo.Collection {
 	t.Helper()
 	coll := storetest.MustOpenDB(t).Collection("fs.chunks")
 	_, err := coll.Indexes().CreateOne(context.Background(), mongo.IndexModel{
@@ -36,7 +36,7 @@ func mustChunks(t *testing.T) *mongo.Collection {
 
 // mustWrite stores data as the chunks of file id and returns the File a
 // Reader needs.
-func mustWrite(t *testing.T, chunks *mongo.Collection, id any, data []byte, chunkSize int) chunker.File {
+func mustWrite(t testing.TB, chunks *mongo.Collection, id any, data []byte, chunkSize int) chunker.File {
 	t.Helper()
 	w, err := chunker.NewWriter(context.Background(), chunks, id, chunker.WriterOptions{ChunkSize: chunkSize})
 	if err != nil {

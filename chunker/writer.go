@@ -196,8 +196,13 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 }
 
 // filled takes in the n bytes just placed after the end of buf, and hands
-// the batch to an insert once it is full.
+// the batch to an insert once it is full. A file longer than MaxChunks
+// chunks is refused here, before a chunk number past int32 could wrap
+// around and overwrite the meaning of the first chunks.
 func (w *Writer) filled(n int) error {
+	if w.length+int64(n) > MaxLength(w.chunkSize) {
+		return w.fail(fmt.Errorf("%w: more than %d bytes at chunk size %d", ErrTooManyChunks, MaxLength(w.chunkSize), w.chunkSize))
+	}
 	w.hash.Write(w.buf[len(w.buf) : len(w.buf)+n])
 	w.buf = w.buf[:len(w.buf)+n]
 	w.length += int64(n)

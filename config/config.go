@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,11 +39,14 @@ const (
 	KeyRequestTimeout       = "request-timeout"
 	KeySweepInterval        = "sweep-interval"
 	KeySweepGrace           = "sweep-grace"
+	KeyS3Listen             = "s3-listen"
+	KeyS3MultipartExpiry    = "s3-multipart-expiry"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
 	KeyAuthAnonymousRead = "auth.anonymous_read"
 	KeyAuthSigningKey    = "auth.signing_key"
+	KeyAuthMaxSignedLife = "auth.max_signed_life"
 	KeyTLSCert           = "tls.cert"
 	KeyTLSKey            = "tls.key"
 	KeyCORSOrigins       = "cors.origins"
@@ -70,6 +74,8 @@ type Config struct {
 	RequestTimeout       time.Duration // whole-request limit for everything but upload and download bodies; 0 none
 	SweepInterval        time.Duration // background removal of orphaned chunks; 0 disables it
 	SweepGrace           time.Duration // orphans younger than this are left alone (uploads in progress)
+	S3Listen             string        // S3 API listen address; empty disables it
+	S3MultipartExpiry    time.Duration // unfinished multipart uploads older than this are aborted
 
 	Auth auth.Config
 	TLS  TLS
@@ -109,6 +115,8 @@ var defaults = map[string]any{
 	KeyRequestTimeout:       "60s",
 	KeySweepInterval:        "0s",
 	KeySweepGrace:           "1h",
+	KeyS3Listen:             "127.0.0.1:9000",
+	KeyS3MultipartExpiry:    "24h",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -130,13 +138,74 @@ func New() *viper.Viper {
 // Default is the default value of key as a string, for flag help.
 func Default(key string) string { return fmt.Sprint(defaults[key]) }
 
-// ReadFile merges a YAML or TOML file (by its extension) into v.
+// keys are every key a configuration file may set.
+var keys = []string{
+	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
+	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
+	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
+	KeyS3Listen, KeyS3MultipartExpiry,
+	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
+	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
+}
+
+// ErrUnknownKey is a key in a configuration file that gridfsd does not
+// know: a typo such as "token:" for "tokens:" would otherwise silently
+// leave a setting (here: access control) at its default.
+var ErrUnknownKey = errors.New("unknown key")
+
+// ReadFile merges a YAML or TOML file (by its extension) into v. A key
+// the file sets that gridfsd does not know is an error naming it.
 func ReadFile(v *viper.Viper, path string) error {
+	file := viper.New()
+	file.SetConfigFile(path)
+	if err := file.ReadInConfig(); err != nil {
+		return fmt.Errorf("read config file %s: %w", path, err)
+	}
+	for _, k := range file.AllKeys() {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("config file %s: %w %q%s", path, ErrUnknownKey, k, suggest(k))
+		}
+	}
 	v.SetConfigFile(path)
 	if err := v.ReadInConfig(); err != nil {
 		return fmt.Errorf("read config file %s: %w", path, err)
 	}
 	return nil
+}
+
+// suggest names the known key closest to an unknown one, if one is close.
+func suggest(unknown string) string {
+	best, bestDist := "", 3
+	for _, k := range keys {
+		if d := editDistance(unknown, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return " (see docs/CONFIGURATION.md)"
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Load resolves and checks the configuration. Errors name the key.
@@ -172,6 +241,13 @@ func Load(v *viper.Viper) (Config, error) {
 	c.RequestTimeout = dur(KeyRequestTimeout)
 	c.SweepInterval = dur(KeySweepInterval)
 	c.SweepGrace = dur(KeySweepGrace)
+	c.S3Listen = v.GetString(KeyS3Listen)
+	if c.S3Listen != "" {
+		if _, _, err := net.SplitHostPort(c.S3Listen); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not host:port (empty disables the S3 API)", KeyS3Listen, c.S3Listen))
+		}
+	}
+	c.S3MultipartExpiry = dur(KeyS3MultipartExpiry)
 	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
 		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
 	} else {
@@ -232,6 +308,13 @@ func loadAuth(v *viper.Viper) (auth.Config, error) {
 	c := auth.Config{
 		AnonymousRead: v.GetStringSlice(KeyAuthAnonymousRead),
 		SigningKey:    v.GetString(KeyAuthSigningKey),
+	}
+	if life := v.GetString(KeyAuthMaxSignedLife); life != "" {
+		d, err := time.ParseDuration(life)
+		if err != nil || d <= 0 {
+			return auth.Config{}, fmt.Errorf("%s: %q is not a positive duration such as 24h", KeyAuthMaxSignedLife, life)
+		}
+		c.MaxSignedLife = d
 	}
 	for i, t := range raw {
 		access, err := auth.ParseAccess(t.Access)

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,19 +60,20 @@ auth:
 
 func TestInvalidValuesNameTheirKey(t *testing.T) {
 	for key, val := range map[string]string{
-		"GRIDFSD_LISTEN":           "nope",
-		"GRIDFSD_MAX_UPLOAD_SIZE":  "lots",
-		"GRIDFSD_IDLE_TIMEOUT":     "soon",
-		"GRIDFSD_LOG_LEVEL":        "loud",
-		"GRIDFSD_URI":              "http://localhost",
-		"GRIDFSD_AUTH_SIGNING_KEY": "short",
-		"GRIDFSD_MAX_HEADER_BYTES": "10",
-		"GRIDFSD_EMBEDDED_LISTEN":  "27017",
-		"GRIDFSD_LOG_FORMAT":       "xml",
-		"GRIDFSD_CONNECT_TIMEOUT":  "-1s",
-		"GRIDFSD_SWEEP_GRACE":      "x",
-		"GRIDFSD_REQUEST_TIMEOUT":  "1 hour",
-		"GRIDFSD_TLS_CERT":         "cert.pem",
+		"GRIDFSD_LISTEN":               "nope",
+		"GRIDFSD_MAX_UPLOAD_SIZE":      "lots",
+		"GRIDFSD_IDLE_TIMEOUT":         "soon",
+		"GRIDFSD_LOG_LEVEL":            "loud",
+		"GRIDFSD_URI":                  "http://localhost",
+		"GRIDFSD_AUTH_SIGNING_KEY":     "short",
+		"GRIDFSD_AUTH_MAX_SIGNED_LIFE": "forever",
+		"GRIDFSD_MAX_HEADER_BYTES":     "10",
+		"GRIDFSD_EMBEDDED_LISTEN":      "27017",
+		"GRIDFSD_LOG_FORMAT":           "xml",
+		"GRIDFSD_CONNECT_TIMEOUT":      "-1s",
+		"GRIDFSD_SWEEP_GRACE":          "x",
+		"GRIDFSD_REQUEST_TIMEOUT":      "1 hour",
+		"GRIDFSD_TLS_CERT":             "cert.pem",
 	} {
 		t.Run(key, func(t *testing.T) {
 			t.Setenv(key, val)
@@ -81,6 +83,7 @@ func TestInvalidValuesNameTheirKey(t *testing.T) {
 			}
 			name := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(key, "GRIDFSD_"), "_", "-"))
 			name = strings.Replace(name, "auth-signing-key", "auth.signing_key", 1)
+			name = strings.Replace(name, "auth-max-signed-life", "auth.max_signed_life", 1)
 			name = strings.Replace(name, "tls-cert", "tls.cert", 1)
 			if !strings.Contains(err.Error(), name) {
 				t.Errorf("error %q does not name %s", err, name)
@@ -99,6 +102,42 @@ func TestParseSize(t *testing.T) {
 	for _, in := range []string{"", "-1", "1.5GB", "GB", "12XB"} {
 		if _, err := config.ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+}
+
+func TestMaxSignedLife(t *testing.T) {
+	t.Setenv("GRIDFSD_AUTH_SIGNING_KEY", "fedcba9876543210fedcba")
+	t.Setenv("GRIDFSD_AUTH_MAX_SIGNED_LIFE", "1h")
+	c, err := config.Load(config.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth.MaxSignedLife != time.Hour {
+		t.Errorf("auth.max_signed_life = %s, want 1h", c.Auth.MaxSignedLife)
+	}
+}
+
+// TestUnknownKeyInFile: a typo in a configuration file is an error that
+// names the key, not a setting silently left at its default ("token:" for
+// "tokens:" turned access control off).
+func TestUnknownKeyInFile(t *testing.T) {
+	for _, tc := range []struct{ file, key, hint string }{
+		{"auth:\n  token:\n    - name: a\n", `"auth.token"`, `did you mean "auth.tokens"?`},
+		{"listen: 127.0.0.1:8080\nlisten_addr: 0.0.0.0:80\n", `"listen_addr"`, "docs/CONFIGURATION.md"},
+		{"data_dir = \"/srv\"\n", `"data_dir"`, `did you mean "data-dir"?`},
+	} {
+		ext := ".yaml"
+		if strings.Contains(tc.file, " = ") {
+			ext = ".toml"
+		}
+		path := filepath.Join(t.TempDir(), "gridfsd"+ext)
+		if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := config.ReadFile(config.New(), path)
+		if !errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.hint) {
+			t.Errorf("%q: err = %v, want unknown key %s with %q", tc.file, err, tc.key, tc.hint)
 		}
 	}
 }

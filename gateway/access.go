@@ -19,8 +19,6 @@ import (
 const (
 	// DefaultSignExpiry is the life of a signed URL whose request names none.
 	DefaultSignExpiry = 10 * time.Minute
-	// MaxSignExpiry caps it: a leaked URL stops working within a day.
-	MaxSignExpiry = 24 * time.Hour
 	// maxSignBytes bounds the body of POST /sign.
 	maxSignBytes = 8 * 1024
 )
@@ -68,6 +66,11 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			var err error
 			if bucket, err = bucketParam(c); err != nil {
 				return err
+			}
+			if bucket == "" {
+				// "" is what the bucket list asks about: /b//x must not
+				// pass as a request about no bucket.
+				return badRequest("bucket name is empty")
 			}
 		}
 		p, err := a.Authorize(c.Request(), bucket, need)
@@ -148,16 +151,20 @@ func (s *Server) sign(c echo.Context) error {
 		return fmt.Errorf("%w: set auth.signing_key", errSigningDisabled)
 	}
 	req := c.Request()
-	if !strings.HasPrefix(req.Header.Get("Authorization"), "Bearer ") {
+	if _, ok := auth.BearerToken(req.Header.Get("Authorization")); !ok {
 		return fmt.Errorf("%w: POST /sign needs Authorization: Bearer <token>", auth.ErrUnauthenticated)
 	}
-	sr, err := readSignRequest(req.Body)
+	sr, err := readSignRequest(req.Body, a.MaxSignedLife())
 	if err != nil {
 		return err
 	}
 	u, err := url.Parse(sr.Path)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.RawQuery != "" || u.Fragment != "" || !strings.HasPrefix(u.Path, "/") {
-		return badRequest(`path %q is not an absolute URL path without query, such as "/b/media/clip.mp4"`, sr.Path)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" || !strings.HasPrefix(u.Path, "/") {
+		return badRequest(`path %q is not an absolute URL path such as "/b/media/clip.mp4?download=1"`, sr.Path)
+	}
+	query, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return badRequest("path %q: query: %v", sr.Path, err)
 	}
 	// The same router and table as real requests decide what the path
 	// needs, so a signed URL cannot reach further than the route it names.
@@ -172,16 +179,19 @@ func (s *Server) sign(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if bucket == "" {
+		return badRequest("path %q names no bucket", sr.Path)
+	}
 	if _, err := a.Authorize(probe, bucket, need); err != nil {
 		return err
 	}
 	exp := time.Now().Add(sr.expiry).Truncate(time.Second)
-	q, err := a.Sign(sr.Method, u.Path, exp)
+	q, err := a.Sign(sr.Method, u.Path, query, exp)
 	if errors.Is(err, auth.ErrSigningDisabled) {
 		return fmt.Errorf("%w: set auth.signing_key", errSigningDisabled)
 	}
 	if err != nil {
-		return err
+		return badRequest("%v", err) // parameters of its own in the query
 	}
 	return c.JSON(http.StatusOK, signResponse{URL: u.EscapedPath() + "?" + q, Method: sr.Method, Path: u.Path, Expires: exp.UTC()})
 }
@@ -193,7 +203,7 @@ type parsedSign struct {
 	expiry time.Duration
 }
 
-func readSignRequest(r io.Reader) (parsedSign, error) {
+func readSignRequest(r io.Reader, maxLife time.Duration) (parsedSign, error) {
 	var p parsedSign
 	raw, err := io.ReadAll(io.LimitReader(r, maxSignBytes+1))
 	if err != nil {
@@ -220,8 +230,8 @@ func readSignRequest(r io.Reader) (parsedSign, error) {
 		if err != nil || d <= 0 {
 			return p, badRequest("expires %q is not a positive duration such as 10m or 2h", sr.Expires)
 		}
-		if d > MaxSignExpiry {
-			return p, badRequest("expires %s is more than the %s a signed URL may live", d, MaxSignExpiry)
+		if d > maxLife {
+			return p, badRequest("expires %s is more than the %s a signed URL may live", d, maxLife)
 		}
 		p.expiry = d
 	}

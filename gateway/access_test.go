@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,9 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 const (
@@ -99,6 +103,15 @@ func TestAccessControl(t *testing.T) {
 		{name: "writer cannot drop bucket", method: "DELETE", path: "/buckets/media", header: bearer(writerSecret), code: 403, errCode: "forbidden"},
 		{name: "anonymous cannot drop bucket", method: "DELETE", path: "/buckets/public?force=true", code: 401, errCode: "unauthenticated"},
 		{name: "admin creates bucket", method: "PUT", path: "/buckets/made", header: bearer(adminSecret), code: 200},
+
+		// An empty bucket name is not a request about no bucket.
+		{name: "empty bucket download", method: "GET", path: "/b//clip", header: bearer(readerSecret), code: 400, errCode: "bad_request"},
+		{name: "empty bucket upload", method: "PUT", path: "/b//x", body: "x", header: bearer(readerSecret), code: 400, errCode: "bad_request"},
+		{name: "empty bucket by id", method: "DELETE", path: "/id//" + f.oid(t), header: bearer(readerSecret), code: 400, errCode: "bad_request"},
+
+		// The scheme is case-insensitive (RFC 9110 11.1).
+		{name: "bearer in lower case", method: "GET", path: "/b/media/clip", header: map[string]string{"Authorization": "bearer " + readerSecret}, code: 200, resBody: str("movie")},
+		{name: "BEARER in upper case", method: "GET", path: "/b/media/clip", header: map[string]string{"Authorization": "BEARER " + readerSecret}, code: 200, resBody: str("movie")},
 	})
 	if files, _ := e.counts("public"); files != 1 {
 		t.Errorf("public holds %d files after refused writes, want 1", files)
@@ -189,7 +202,6 @@ func TestSignedURLs(t *testing.T) {
 		{name: "sign too long", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","expires":"25h"}`, code: 400, errCode: "bad_request"},
 		{name: "sign negative", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x","expires":"-1m"}`, code: 400, errCode: "bad_request"},
 		{name: "sign bad method", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"TRACE","path":"/b/media/x"}`, code: 400, errCode: "bad_request"},
-		{name: "sign path with query", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x?y=1"}`, code: 400, errCode: "bad_request"},
 		{name: "sign absolute URL", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"http://evil/b/media/x"}`, code: 400, errCode: "bad_request"},
 		{name: "sign service route", method: "POST", path: "/sign", header: bearer(adminSecret), body: `{"method":"GET","path":"/metrics"}`, code: 400, errCode: "bad_request"},
 		{name: "sign not JSON", method: "POST", path: "/sign", header: bearer(readerSecret), body: `GET /b/media/x`, code: 400, errCode: "bad_request"},
@@ -204,11 +216,47 @@ func TestSignedURLs(t *testing.T) {
 	mustJSON(t, body, &signed)
 	e.run([]httpTest{
 		{name: "signed listing", method: "GET", path: signed.URL, code: 200, contains: []string{`"dir/clip one.mp4"`}},
-		{name: "signed listing with a filter", method: "GET", path: signed.URL + "&prefix=dir/", code: 200, contains: []string{`"dir/clip one.mp4"`}},
+		{name: "signed listing with a filter added", method: "GET", path: signed.URL + "&prefix=dir/", code: 401, errCode: "unauthenticated"},
 	})
 
+	// The query is signed: a download link, a revision, a forced drop.
+	res, body = e.signURL(readerSecret, "GET", "/b/media/dir/clip%20one.mp4?download=1", "1m")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign with query: %d %s", res.StatusCode, body)
+	}
+	if !strings.Contains(string(body), "download=1&expires=") || strings.Contains(string(body), `\u0026`) {
+		t.Errorf("the signed URL is not written with a plain &: %s", body)
+	}
+	mustJSON(t, body, &signed)
+	download := signed.URL
+	res, body = e.signURL(readerSecret, "HEAD", "/b/media/dir/clip%20one.mp4", "1m")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign HEAD: %d %s", res.StatusCode, body)
+	}
+	mustJSON(t, body, &signed)
+	head := signed.URL
+	res, body = e.signURL(adminSecret, "DELETE", "/buckets/media", "1m")
+	if res.StatusCode != 200 {
+		t.Fatalf("POST /sign DELETE: %d %s", res.StatusCode, body)
+	}
+	mustJSON(t, body, &signed)
+	drop := signed.URL
+	e.run([]httpTest{
+		{name: "signed query", method: "GET", path: download, code: 200, resHeader: map[string]string{"Content-Disposition": `attachment; filename="clip one.mp4"; filename*=UTF-8''clip%20one.mp4`}},
+		{name: "signed query with a parameter removed", method: "GET", path: strings.Replace(download, "download=1&", "", 1), code: 401, errCode: "unauthenticated"},
+		{name: "signed query with a revision added", method: "GET", path: download + "&revision=0", code: 401, errCode: "unauthenticated"},
+		{name: "signed HEAD", method: "HEAD", path: head, code: 200},
+		{name: "signed HEAD is not a GET", method: "GET", path: head, code: 401, errCode: "unauthenticated"},
+		{name: "signed drop made forced", method: "DELETE", path: drop + "&force=true", code: 401, errCode: "unauthenticated"},
+		{name: "sign query with a signature", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b/media/x?signature=y"}`, code: 400, errCode: "bad_request"},
+		{name: "sign empty bucket", method: "POST", path: "/sign", header: bearer(readerSecret), body: `{"method":"GET","path":"/b//x"}`, code: 400, errCode: "bad_request"},
+	})
+	if n, _ := e.counts("media"); n != 1 {
+		t.Errorf("media holds %d files after the refused forced drop, want 1", n)
+	}
+
 	// An expired signature, made with the same key.
-	q, err := a.Sign("GET", "/b/media/dir/clip one.mp4", time.Now().Add(-time.Minute))
+	q, err := a.Sign("GET", "/b/media/dir/clip one.mp4", nil, time.Now().Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +307,7 @@ func TestAuthStatus(t *testing.T) {
 	off := newEnv(t, gateway.Config{})
 	on, a := newAuthEnv(t, testAuthConfig())
 	// Even a valid signature for GET /auth names no one.
-	signedQuery, err := a.Sign("GET", "/auth", time.Now().Add(time.Minute))
+	signedQuery, err := a.Sign("GET", "/auth", nil, time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,4 +432,72 @@ func (s *syncLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestBucketListScansOnlyVisibleBuckets: GET /buckets computes statistics
+// (an aggregate over each files collection) only for the buckets the
+// caller may read.
+func TestBucketListScansOnlyVisibleBuckets(t *testing.T) {
+	var mu sync.Mutex
+	scanned := map[string]int{}
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "aggregate" || e.CommandName == "count" {
+			coll, _ := e.Command.Lookup(e.CommandName).StringValueOK()
+			mu.Lock()
+			scanned[coll]++
+			mu.Unlock()
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	db := storetest.MustOpenDB(t)
+	a, err := auth.New(testAuthConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(gateway.Config{DB: buckets.NewDB(client.Database(db.Name())), Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	e := &env{t: t, db: buckets.NewDB(db), srv: srv, url: hs.URL}
+	for _, b := range []string{"media", "public", "secret", "other"} {
+		e.put("/b/"+b+"/f", "x", bearer(adminSecret))
+	}
+	mu.Lock()
+	clear(scanned)
+	mu.Unlock()
+	res, body := e.do("GET", "/buckets", bearer(readerSecret), "")
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"media"`) {
+		t.Fatalf("GET /buckets: %d %s", res.StatusCode, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for coll := range scanned {
+		if coll != "media.files" {
+			t.Errorf("GET /buckets as a reader of media scanned %s (%v)", coll, scanned)
+		}
+	}
+	if scanned["media.files"] == 0 {
+		t.Errorf("no statistics computed for media: %v", scanned)
+	}
+}
+
+// TestJSONNotHTMLEscaped: replies are JSON for programs and people, not HTML;
+// a signed URL copied from the raw reply must work, and messages read as
+// written ("<token>", not "\u003ctoken\u003e").
+func TestJSONNotHTMLEscaped(t *testing.T) {
+	e, _ := newAuthEnv(t, testAuthConfig())
+	res, body := e.signURL(readerSecret, "GET", "/b/media/x", "5m")
+	if res.StatusCode != 200 || !strings.Contains(string(body), "&signature=") || strings.Contains(string(body), `\u0026`) {
+		t.Errorf("POST /sign: %d %s, want a raw & in the URL", res.StatusCode, body)
+	}
+	res, body = e.signURL("", "GET", "/b/media/x", "5m")
+	if res.StatusCode != 401 || !strings.Contains(string(body), "Bearer <token>") {
+		t.Errorf("POST /sign without token: %d %s, want the message to show <token>", res.StatusCode, body)
+	}
 }

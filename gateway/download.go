@@ -1,9 +1,14 @@
 package gateway
 
 import (
+	"cmp"
+	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +24,7 @@ func (h *handler) getByName(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if name == "" && c.Request().Method == http.MethodGet {
+	if name == "" {
 		return h.listFiles(c)
 	}
 	b, err := h.bucket(c)
@@ -74,30 +79,25 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	hdr.Set("ETag", etag(f))
 	hdr.Set("Accept-Ranges", "bytes")
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Content-Disposition", contentDisposition(f.Filename, req.URL.Query().Get("download") == "1"))
 	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))
 	if f.Metadata != nil {
 		if js, err := bson.MarshalExtJSON(f.Metadata, false, false); err == nil && len(js) <= h.cfg.MaxMetadataHeader {
 			hdr.Set(HeaderMetadata, asciiJSON(js))
 		}
 	}
-	ct := mediaType(f)
-	if ct == "" {
-		ct = content.sniff()
+	ct := headerContentType(mediaType(f))
+	if ct == "" && req.Method == http.MethodHead {
+		// Only the content could tell, and HEAD reads none.
+		ct = "application/octet-stream"
 	}
-	hdr.Set("Content-Type", ct)
-	if scriptable(ct) {
-		// Stored files share the UI's origin: an uploaded HTML or SVG
-		// page opened directly must not run scripts that could read the
-		// UI's token. Only these types: a sandbox would also stop the
-		// browser's PDF viewer.
-		hdr.Set("Content-Security-Policy", "sandbox")
+	if ct != "" {
+		hdr.Set("Content-Type", ct)
 	}
-	w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: f.Length}
-	if !prepareRange(req, f.Length) {
-		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-		return nil
-	}
+	// Else ServeContent sniffs, once the preconditions passed: a 304
+	// reads no chunk either.
+	typed := &typedReply{ResponseWriter: c.Response(), attachment: req.URL.Query().Get("download") == "1", filename: f.Filename, known: ct}
+	w := &jsonErrors{ResponseWriter: typed, c: c, size: f.Length}
+	prepareRange(req, f.Length)
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
 
 	switch {
@@ -126,48 +126,164 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	return nil
 }
 
-// prepareRange readies the Range header for ServeContent, and reports
-// false when the reply must be 416 without reading anything. A unit other
-// than bytes is dropped: RFC 9110 14.2 says to ignore it and send the whole
-// file, where ServeContent would answer 416; units are case-insensitive,
-// ServeContent's check is not, so "Bytes=" is normalised. Empty list
-// elements are dropped, as RFC 9110 5.6.1 allows, and so are zero-length
-// suffixes ("-0"), which no file satisfies but ServeContent answers with an
-// empty 206; a set left with no range is unsatisfiable. A range of an
-// empty file is ignored: no Content-Range can describe a part of nothing,
-// and ServeContent would send "bytes 0--1/0".
-func prepareRange(req *http.Request, size int64) bool {
+// maxRanges bounds the ranges of one request, as Apache's MaxRanges does:
+// each costs a seek and chunk reads, so more are answered with the whole
+// file, one cursor.
+const maxRanges = 200
+
+// prepareRange readies the Range header for ServeContent, which then
+// evaluates the preconditions before the ranges (RFC 9110 13.2.2: an
+// If-None-Match that matches is 304 however unsatisfiable the range).
+//   - A unit other than bytes is dropped: RFC 9110 14.2 says to ignore it,
+//     where ServeContent would answer 416. Units are case-insensitive.
+//   - Positions beyond int64 are clamped, not 416: "0-99999999999999999999"
+//     is the whole file, as is a suffix that long.
+//   - Ranges that no byte satisfies (a start past the end, a suffix "-0")
+//     are dropped; with none left the header becomes one ServeContent
+//     answers 416 with Content-Range: bytes */LEN.
+//   - Overlapping and adjacent ranges are merged (RFC 9110 14.2 allows it),
+//     so a header of many overlapping ranges cannot cost a read each; past
+//     maxRanges the header is ignored.
+//   - A range of an empty file is ignored: no Content-Range can describe a
+//     part of nothing, and ServeContent would send "bytes 0--1/0".
+//
+// A malformed set is left for ServeContent to refuse.
+func prepareRange(req *http.Request, size int64) {
 	r := req.Header.Get("Range")
 	if r == "" {
-		return true
-	}
-	if size == 0 {
-		req.Header.Del("Range")
-		return true
+		return
 	}
 	unit, spec, ok := strings.Cut(r, "=")
-	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+	if size == 0 || !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
 		req.Header.Del("Range")
-		return true
+		return
 	}
-	var kept []string
+	ranges, ok := parseRanges(spec, size)
+	switch {
+	case !ok:
+		req.Header.Set("Range", "bytes="+spec)
+	case len(ranges) > maxRanges:
+		req.Header.Del("Range")
+	case len(ranges) == 0:
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", size))
+	default:
+		ranges = mergeRanges(ranges)
+		parts := make([]string, len(ranges))
+		for i, br := range ranges {
+			parts[i] = fmt.Sprintf("%d-%d", br.first, br.last)
+		}
+		req.Header.Set("Range", "bytes="+strings.Join(parts, ","))
+	}
+}
+
+// byteRange is the bytes first to last of a file, both included.
+type byteRange struct{ first, last int64 }
+
+// parseRanges reads a byte-range set against a file of size bytes, keeping
+// the ranges that overlap it; ok is false for a malformed set. It stops
+// past maxRanges: the caller ignores such a header whole.
+func parseRanges(spec string, size int64) (ranges []byteRange, ok bool) {
 	for _, s := range strings.Split(spec, ",") {
 		s = strings.TrimSpace(s)
-		if s == "" || (strings.HasPrefix(s, "-") && strings.TrimLeft(s[1:], "0") == "" && len(s) > 1) {
+		if s == "" {
+			continue // RFC 9110 5.6.1: empty list elements are allowed
+		}
+		first, last, found := strings.Cut(s, "-")
+		first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+		if !found {
+			return nil, false
+		}
+		var br byteRange
+		if first == "" {
+			n, ok := clampedInt(last)
+			if !ok {
+				return nil, false
+			}
+			if n == 0 {
+				continue
+			}
+			br = byteRange{max(0, size-n), size - 1}
+		} else {
+			start, ok := clampedInt(first)
+			if !ok {
+				return nil, false
+			}
+			end := int64(math.MaxInt64)
+			if last != "" {
+				if end, ok = clampedInt(last); !ok || end < start {
+					return nil, false
+				}
+			}
+			if start >= size {
+				continue
+			}
+			br = byteRange{start, min(end, size-1)}
+		}
+		ranges = append(ranges, br)
+		if len(ranges) > maxRanges {
+			return ranges, true
+		}
+	}
+	return ranges, true
+}
+
+// clampedInt reads a non-empty string of digits, clamping values beyond
+// int64 to its maximum.
+func clampedInt(s string) (int64, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return math.MaxInt64, true // only digits: out of range
+	}
+	return n, true
+}
+
+// mergeRanges sorts ranges and joins those that overlap or touch.
+func mergeRanges(ranges []byteRange) []byteRange {
+	slices.SortFunc(ranges, func(a, b byteRange) int { return cmp.Compare(a.first, b.first) })
+	out := ranges[:1]
+	for _, br := range ranges[1:] {
+		last := &out[len(out)-1]
+		if br.first <= last.last+1 {
+			last.last = max(last.last, br.last)
 			continue
 		}
-		kept = append(kept, s)
+		out = append(out, br)
 	}
-	if len(kept) == 0 {
-		if req.Header.Get("If-Range") != "" {
-			// The range may be ignored anyway; ServeContent decides.
-			req.Header.Set("Range", "bytes="+spec)
-			return true
+	return out
+}
+
+// typedReply sets the headers that follow from the reply's Content-Type,
+// known only once ServeContent has sniffed it: types that could run script
+// are sandboxed and an attachment.
+type typedReply struct {
+	http.ResponseWriter
+	attachment bool // the client asked for a download
+	filename   string
+	known      string // the file's Content-Type when known before sniffing
+}
+
+func (w *typedReply) WriteHeader(status int) {
+	if status < 300 {
+		hdr := w.Header()
+		ct := hdr.Get("Content-Type")
+		if strings.HasPrefix(ct, "multipart/byteranges") {
+			// The parts carry the file's type; "" (sniffed) is not safe.
+			ct = w.known
 		}
-		return false
+		inline := inlineSafe(ct)
+		if !inline {
+			// Stored files share the UI's origin: a document that could
+			// run script (HTML, XML, SVG, a type nobody knows) must
+			// neither run it there nor be shown at all; the sandbox
+			// covers browsers that ignore attachment for a navigation.
+			hdr.Set("Content-Security-Policy", "sandbox")
+		}
+		hdr.Set("Content-Disposition", contentDisposition(w.filename, w.attachment || !inline))
 	}
-	req.Header.Set("Range", "bytes="+strings.Join(kept, ","))
-	return true
+	w.ResponseWriter.WriteHeader(status)
 }
 
 // body is the content ServeContent reads: the Download itself, whose Read
@@ -207,20 +323,6 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// sniff guesses the content type from the first 512 bytes, as ServeContent
-// would. The chunk it reads stays the reader's current one, so a download
-// from the start does not fetch it twice.
-func (b *body) sniff() string {
-	size := b.d.File.Length
-	if size == 0 {
-		return "application/octet-stream"
-	}
-	var head [512]byte
-	n, _ := io.ReadFull(b, head[:min(size, int64(len(head)))])
-	b.Seek(0, io.SeekStart)
-	return http.DetectContentType(head[:n])
-}
-
 func (b *body) fail(err error) error {
 	if b.err == nil {
 		b.err = err
@@ -228,13 +330,22 @@ func (b *body) fail(err error) error {
 	return err
 }
 
-// scriptable reports whether a browser may run scripts in a document of
-// media type ct: HTML and XML, SVG included.
-func scriptable(ct string) bool {
+// inlineSafe reports whether a document of media type ct may be shown
+// inline in the gateway's origin: only types a browser renders without
+// running script. An allow-list, because the types that can run script
+// (HTML, every XML and +xml, text/xsl, SVG, JavaScript, whatever a browser
+// learns next) cannot be listed.
+func inlineSafe(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return true // unknown: be safe
+		return false
 	}
-	return mt == "text/html" || mt == "application/xhtml+xml" || mt == "text/xml" ||
-		mt == "application/xml" || strings.HasSuffix(mt, "+xml")
+	major, minor, _ := strings.Cut(mt, "/")
+	switch {
+	case strings.HasSuffix(minor, "+xml"):
+		return false // image/svg+xml above all
+	case major == "image", major == "audio", major == "video":
+		return true
+	}
+	return mt == "text/plain" || mt == "application/pdf" || mt == "application/json"
 }

@@ -49,11 +49,30 @@ func TestDownloadRanges(t *testing.T) {
 			resHeader: map[string]string{"Content-Range": "bytes */100"}},
 		{name: "reversed", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=9-3"), code: 416, errCode: "range_not_satisfiable",
 			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "end beyond int64 is clamped", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=0-99999999999999999999"), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "suffix beyond int64 is clamped", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=-99999999999999999999"), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "start beyond int64", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=99999999999999999999-"), code: 416, errCode: "range_not_satisfiable",
+			resHeader: map[string]string{"Content-Range": "bytes */100"}},
+		{name: "not modified before unsatisfiable", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=500-", "If-None-Match": f.ETag}, code: 304},
+		{name: "not modified before a zero suffix", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=-0", "If-None-Match": f.ETag}, code: 304},
+		{name: "precondition failed before unsatisfiable", method: "GET", path: "/b/fs/r.bin", header: map[string]string{"Range": "bytes=500-", "If-Match": `"other"`}, code: 412},
+		{name: "overlapping ranges merged", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=0-9,5-19,20-29"), code: 206, resBody: part(0, 29), resHeader: cr(0, 29)},
+		{name: "adjacent single bytes merged", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=" + manyRanges(100, func(i int) string { return fmt.Sprintf("%d-%d", i, i) })), code: 206, resBody: part(0, 99), resHeader: cr(0, 99)},
+		{name: "more than 200 ranges: the whole file", method: "GET", path: "/b/fs/r.bin", header: rng("bytes=" + manyRanges(201, func(i int) string { return fmt.Sprintf("%d-%d", i%50*2, i%50*2) })), code: 200, resBody: str(content)},
 		{name: "another unit is ignored (RFC 9110 14.2)", method: "GET", path: "/b/fs/r.bin", header: rng("items=0-5"), code: 200, resBody: str(content)},
 		{name: "HEAD", method: "HEAD", path: "/b/fs/r.bin", code: 200, resBody: str(""),
 			resHeader: map[string]string{"Content-Length": "100", "ETag": f.ETag, "Accept-Ranges": "bytes"}},
 		{name: "HEAD with a range", method: "HEAD", path: "/b/fs/r.bin", header: rng("bytes=16-31"), code: 206, resBody: str(""), resHeader: cr(16, 31)},
 	})
+}
+
+// manyRanges joins n ranges made by one.
+func manyRanges(n int, one func(int) string) string {
+	r := make([]string, n)
+	for i := range r {
+		r[i] = one(i)
+	}
+	return strings.Join(r, ",")
 }
 
 func TestDownloadMultipleRanges(t *testing.T) {
@@ -179,7 +198,10 @@ func TestDownloadContentType(t *testing.T) {
 		{name: "legacy", method: "GET", path: "/b/fs/legacy.txt", code: 200, resHeader: ct("image/gif")},
 		{name: "extension", method: "GET", path: "/b/fs/by-ext.json", code: 200, resHeader: ct("application/json")},
 		{name: "sniffed html", method: "GET", path: "/b/fs/sniffed-html", code: 200, resHeader: ct("text/html; charset=utf-8")},
-		{name: "sniffed text", method: "HEAD", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("text/plain; charset=utf-8")},
+		{name: "sniffed text", method: "GET", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("text/plain; charset=utf-8")},
+		{name: "sniffed text, a range", method: "GET", path: "/b/fs/sniffed-text", header: map[string]string{"Range": "bytes=0-0"}, code: 206, resHeader: ct("text/plain; charset=utf-8")},
+		// HEAD reads no content, so it cannot sniff.
+		{name: "HEAD of an untyped file", method: "HEAD", path: "/b/fs/sniffed-text", code: 200, resHeader: ct("application/octet-stream")},
 		{name: "sniffed binary", method: "GET", path: "/b/fs/sniffed-binary", code: 200, resHeader: ct("application/octet-stream")},
 		{name: "empty file", method: "GET", path: "/b/fs/empty", code: 200, resBody: str(""), resHeader: map[string]string{"Content-Length": "0"}},
 		// ServeContent ignores ranges on an empty file rather than refuse them.
@@ -324,6 +346,34 @@ func TestRangeReadCost(t *testing.T) {
 	}
 }
 
+// TestHeadAndNotModifiedReadNoChunks: the headers of HEAD and of a 304 come
+// from the files document alone, even for a file whose type only sniffing
+// could tell.
+func TestHeadAndNotModifiedReadNoChunks(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	f := e.put("/b/fs/untyped", pattern(3000), nil)
+	for _, c := range []struct {
+		method string
+		header map[string]string
+		code   int
+	}{
+		{"HEAD", nil, 200},
+		{"HEAD", map[string]string{"Range": "bytes=2000-2001"}, 206},
+		{"GET", map[string]string{"If-None-Match": f.ETag}, 304},
+		{"GET", map[string]string{"If-None-Match": f.ETag, "Range": "bytes=2000-2001"}, 304},
+		{"HEAD", map[string]string{"If-None-Match": f.ETag}, 304},
+	} {
+		before := e.metric("gridfsd_store_read_bytes_total")
+		res, _ := e.do(c.method, "/b/fs/untyped", c.header, "")
+		if res.StatusCode != c.code {
+			t.Errorf("%s %v: status %d, want %d", c.method, c.header, res.StatusCode, c.code)
+		}
+		if got := e.metric("gridfsd_store_read_bytes_total") - before; got != 0 {
+			t.Errorf("%s %v: %v bytes read from the store, want none", c.method, c.header, got)
+		}
+	}
+}
+
 var metricLine = regexp.MustCompile(`(?m)^(\S+) (\S+)$`)
 
 // metric is the value of an unlabelled metric in /metrics.
@@ -374,15 +424,90 @@ func TestClientGoneIsNotLoggedAsError(t *testing.T) {
 	}
 }
 
-func TestActiveContentIsSandboxed(t *testing.T) {
+// TestActiveContent: only types that cannot run script are served inline;
+// the rest is sandboxed and an attachment, whatever the client asks.
+func TestActiveContent(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
-	e.put("/b/fs/page.html", "<script>alert(1)</script>", map[string]string{"Content-Type": "text/html"})
-	e.put("/b/fs/pic.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>", map[string]string{"Content-Type": "image/svg+xml"})
-	e.put("/b/fs/doc.pdf", "%PDF-1.4", map[string]string{"Content-Type": "application/pdf"})
-	for path, want := range map[string]string{"/b/fs/page.html": "sandbox", "/b/fs/pic.svg": "sandbox", "/b/fs/doc.pdf": ""} {
-		resp, _ := e.do("GET", path, nil, "")
-		if got := resp.Header.Get("Content-Security-Policy"); got != want {
-			t.Errorf("%s: Content-Security-Policy %q, want %q", path, got, want)
+	files := map[string]string{
+		"page.html": "text/html",
+		"style.xsl": "text/xsl",
+		"feed.atom": "application/atom+xml",
+		"data.xml":  "application/xml",
+		"pic.svg":   "image/svg+xml",
+		"app.js":    "text/javascript",
+		"thing.zz":  "application/x-unknown",
+		"doc.pdf":   "application/pdf",
+		"photo.png": "image/png",
+		"clip.mp4":  "video/mp4",
+		"song.ogg":  "audio/ogg",
+		"notes.txt": "text/plain; charset=utf-8",
+		"data.json": "application/json",
+	}
+	for name, ct := range files {
+		e.put("/b/fs/"+name, "<html><script>alert(1)</script></html>", map[string]string{"Content-Type": ct})
+	}
+	var tests []httpTest
+	for name, ct := range files {
+		attachment := `attachment; filename="` + name + `"; filename*=UTF-8''` + name
+		inline := `inline; filename="` + name + `"; filename*=UTF-8''` + name
+		switch ct {
+		case "application/pdf", "image/png", "video/mp4", "audio/ogg", "text/plain; charset=utf-8", "application/json":
+			tests = append(tests,
+				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": inline}},
+				httpTest{name: name + " download", method: "GET", path: "/b/fs/" + name + "?download=1", code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": attachment}},
+				httpTest{name: name + " multiple ranges", method: "GET", path: "/b/fs/" + name, header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
+					resHeader: map[string]string{"Content-Security-Policy": "", "Content-Disposition": inline}})
+		default:
+			tests = append(tests,
+				httpTest{name: name, method: "GET", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}},
+				httpTest{name: name + " HEAD", method: "HEAD", path: "/b/fs/" + name, code: 200,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}},
+				httpTest{name: name + " multiple ranges", method: "GET", path: "/b/fs/" + name, header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
+					resHeader: map[string]string{"Content-Security-Policy": "sandbox", "Content-Disposition": attachment}})
 		}
 	}
+	// Types found by sniffing follow the same rule.
+	e.put("/b/fs/sniffed-page", "<!DOCTYPE html><script>alert(1)</script>", nil)
+	e.put("/b/fs/sniffed-png", "\x89PNG\r\n\x1a\n0000", nil)
+	tests = append(tests,
+		httpTest{name: "sniffed HTML", method: "GET", path: "/b/fs/sniffed-page", code: 200, resHeader: map[string]string{
+			"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "sandbox",
+			"Content-Disposition": `attachment; filename="sniffed-page"; filename*=UTF-8''sniffed-page`}},
+		httpTest{name: "sniffed PNG", method: "GET", path: "/b/fs/sniffed-png", code: 200, resHeader: map[string]string{
+			"Content-Type": "image/png", "Content-Security-Policy": "",
+			"Content-Disposition": `inline; filename="sniffed-png"; filename*=UTF-8''sniffed-png`}},
+		httpTest{name: "sniffed HTML, multiple ranges", method: "GET", path: "/b/fs/sniffed-page", header: map[string]string{"Range": "bytes=0-1,5-6"}, code: 206,
+			resHeader: map[string]string{"Content-Security-Policy": "sandbox"}},
+	)
+	e.run(tests)
+}
+
+// TestStoredHeaderValuesCarryNoControlBytes: what another tool stored is
+// served in header values a client accepts.
+func TestStoredHeaderValuesCarryNoControlBytes(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	files := e.db.Database().Collection("fs.files")
+	ctx := context.Background()
+	docs := []any{
+		bson.M{"_id": "nul", "length": int64(0), "chunkSize": int32(255), "uploadDate": time.Now(),
+			"filename": "nul.txt", "metadata": bson.M{"contentType": "text/plain\x00\r\nX-Evil: 1"}},
+		bson.M{"_id": "legacy", "length": int64(0), "chunkSize": int32(255), "uploadDate": time.Now(),
+			"filename": "legacy\x01\x7f.txt", "contentType": "text/html\x7f", "metadata": bson.M{"note": "a\x7fb\x00c"}},
+	}
+	if _, err := files.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	e.run([]httpTest{
+		{name: "NUL in contentType", method: "GET", path: "/id/fs/nul", code: 200, resHeader: map[string]string{
+			"Content-Type": "application/octet-stream", "Content-Security-Policy": "sandbox", "X-Evil": "",
+		}},
+		{name: "DEL everywhere", method: "GET", path: "/id/fs/legacy", code: 200, resHeader: map[string]string{
+			"Content-Type":        "application/octet-stream",
+			"X-Gridfs-Metadata":   `{"note":"a\u007fb\u0000c"}`,
+			"Content-Disposition": `attachment; filename="legacy__.txt"; filename*=UTF-8''legacy%01%7F.txt`,
+		}},
+	})
 }

@@ -100,7 +100,7 @@ func classify(err error) (status int, code string) {
 		return http.StatusConflict, "bucket_not_empty"
 	case errors.Is(err, errPrecondition):
 		return http.StatusPreconditionFailed, "precondition_failed"
-	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, errTooLarge):
+	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large"
 	case errors.As(err, &he):
 		return he.Code, strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -216,6 +217,49 @@ func TestService(t *testing.T) {
 	res, _ := e.do("GET", "/", map[string]string{}, "")
 	if res.Request.URL.Path != "/ui/" {
 		t.Errorf("/ led to %s", res.Request.URL)
+	}
+}
+
+// TestHeadOnEveryGetRoute: HEAD answers with the status and headers GET
+// would, and no body (RFC 9110 9.3.2).
+func TestHeadOnEveryGetRoute(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	f := e.put("/b/fs/m.txt", pattern(40), nil)
+	for _, path := range []string{
+		"/healthz", "/readyz", "/metrics", "/auth", "/buckets", "/b/fs", "/b/fs/", "/b/fs/?prefix=m",
+		"/b/fs/m.txt", "/id/fs/" + f.oid(t), "/ui/", "/b/fs/missing", "/b/nobucket/",
+	} {
+		get, _ := e.do("GET", path, nil, "")
+		head, body := e.do("HEAD", path, nil, "")
+		if head.StatusCode != get.StatusCode || len(body) != 0 {
+			t.Errorf("HEAD %s: status %d and %d bytes, GET %d", path, head.StatusCode, len(body), get.StatusCode)
+		}
+		for _, k := range []string{"Content-Type", "Content-Length", "ETag", "Content-Disposition"} {
+			if path == "/metrics" && k == "Content-Length" {
+				continue // the counts change between the two requests
+			}
+			if g, h := get.Header.Get(k), head.Header.Get(k); g != h {
+				t.Errorf("HEAD %s: %s %q, GET %q", path, k, h, g)
+			}
+		}
+	}
+}
+
+// TestMetricLabelsAreBounded: what a client sends cannot make new series.
+func TestMetricLabelsAreBounded(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	for i := 0; i < 3; i++ {
+		e.do(fmt.Sprintf("BREW%d", i), "/b/fs/x", nil, "")
+		e.do("GET", fmt.Sprintf("/nothing/here/%d", i), nil, "")
+	}
+	_, body := e.do("GET", "/metrics", nil, "")
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "gridfsd_http_requests_total{") && (strings.Contains(line, "BREW") || strings.Contains(line, "/nothing")) {
+			t.Errorf("a client's input became a label: %s", line)
+		}
+	}
+	if !strings.Contains(string(body), `gridfsd_http_requests_total{method="other",route="/b/:bucket/*",status="405"} 3`) {
+		t.Errorf("invented methods are not counted as other:\n%s", body)
 	}
 }
 

@@ -39,11 +39,8 @@ func FuzzRange(f *testing.F) {
 		rec := httptest.NewRecorder()
 		c := echo.New().NewContext(req, rec)
 		w := &jsonErrors{ResponseWriter: c.Response(), c: c, size: int64(size)}
-		if prepareRange(req, int64(size)) {
-			http.ServeContent(w, req, "x", time.Unix(0, 0), bytes.NewReader(content))
-		} else {
-			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-		}
+		prepareRange(req, int64(size))
+		http.ServeContent(w, req, "x", time.Unix(0, 0), bytes.NewReader(content))
 		res := rec.Result()
 		body, _ := io.ReadAll(res.Body)
 		switch res.StatusCode {

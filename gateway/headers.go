@@ -317,6 +317,10 @@ func asciiJSON(b []byte) string {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		switch {
+		case r == 0x7f:
+			// DEL is ASCII but not allowed in a header field value
+			// (RFC 9110 5.5); JSON encoders leave it unescaped.
+			out.WriteString(`\u007f`)
 		case r < utf8.RuneSelf:
 			out.WriteByte(b[0])
 		case r > 0xFFFF:
@@ -338,6 +342,19 @@ func mediaType(f *buckets.File) string {
 		return ct
 	}
 	return mime.TypeByExtension(path.Ext(f.Filename))
+}
+
+// headerContentType is a stored media type as a Content-Type header value.
+// Files written by other tools may hold anything there: a control byte or
+// non-ASCII would make the reply unreadable to clients (curl refuses a NUL
+// in a header), so such a type is served as an opaque download.
+func headerContentType(ct string) string {
+	for i := 0; i < len(ct); i++ {
+		if c := ct[i]; c < 0x20 && c != '\t' || c >= 0x7f {
+			return "application/octet-stream"
+		}
+	}
+	return ct
 }
 
 // intParam reads an optional integer query parameter.

@@ -7,7 +7,36 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/semaphore"
 )
+
+// patchBufferBytes is the memory all PATCH bodies being read at once may
+// take: each is read whole before it is checked (maxPatchBytes at most),
+// so without a bound 64 concurrent ones could hold a gigabyte.
+const patchBufferBytes = 64 << 20
+
+// budgetBody makes a request wait for its share of budget before its body
+// is read: its Content-Length, or limit when it does not say (chunked),
+// limit being the most the handler reads. Waiting ends with the request's
+// context (request-timeout, or the client going away). Downloads have
+// their budget in buckets (chunker.ReadBudget), uploads theirs in
+// chunker.Budget.
+func budgetBody(budget *semaphore.Weighted, limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			n := limit
+			if req.ContentLength >= 0 {
+				n = min(req.ContentLength, limit)
+			}
+			if err := budget.Acquire(req.Context(), n); err != nil {
+				return fmt.Errorf("%w: waiting for memory to read the body: %w", errTimeout, err)
+			}
+			defer budget.Release(n)
+			return next(c)
+		}
+	}
+}
 
 // streams reports whether a request streams a body in or out, and so may
 // run longer than RequestTimeout: uploads, and GET or HEAD of a file

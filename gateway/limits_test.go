@@ -224,17 +224,30 @@ func TestCORS(t *testing.T) {
 
 func TestMaxConcurrentUploads(t *testing.T) {
 	e, ln := serveEnv(t, gateway.Config{MaxConcurrentUploads: 1})
-	stalled, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	// An upload that sends half its body and stalls holds the one slot.
+	var stalled net.Conn
+	stall := func() {
+		if stalled != nil {
+			stalled.Close()
+		}
+		var err error
+		if stalled, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(stalled, "PUT /b/fs/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
 	}
-	defer stalled.Close()
-	fmt.Fprintf(stalled, "PUT /b/fs/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
+	stall()
+	defer func() { stalled.Close() }()
 
 	var res *http.Response
 	var body []byte
 	waitFor(t, "a 503 while the slow upload runs", func() bool {
 		res, body = e.do("PUT", "/b/fs/other", nil, "x")
+		if res.StatusCode == http.StatusCreated {
+			// This upload reached the server before the stalled one,
+			// which was refused: stall another.
+			stall()
+		}
 		return res.StatusCode == http.StatusServiceUnavailable
 	})
 	checkError(t, res, body, "too_many_uploads")

@@ -3,8 +3,12 @@ package gateway
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -37,7 +41,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		body := &countingReader{r: req.Body}
 		req.Body = body
 
-		if err := next(c); err != nil {
+		if err := serveRecovered(c, next); err != nil {
 			writeError(c, err)
 		}
 
@@ -46,7 +50,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			route = "unmatched"
 		}
 		res := c.Response()
-		s.metrics.requests.WithLabelValues(route, req.Method, strconv.Itoa(res.Status)).Inc()
+		s.metrics.requests.WithLabelValues(route, methodLabel(req.Method), statusLabel(res.Status)).Inc()
 		s.metrics.bytesIn.Add(float64(body.n))
 		s.metrics.bytesOut.Add(float64(res.Size))
 		attrs := []any{
@@ -69,6 +73,49 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		requestLogger(c).Log(req.Context(), level, "request", attrs...)
 		return nil
 	}
+}
+
+// methodLabel is a request method as a metric label: the methods the API
+// knows, and "other" for whatever a client invents, which would otherwise
+// grow the series without bound.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost,
+		http.MethodDelete, http.MethodPatch, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// statusLabel is a status code as a metric label, from 100 to 599 only.
+func statusLabel(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
+}
+
+// errPanic is a handler's panic, answered 500 like any internal error.
+var errPanic = errors.New("handler panicked")
+
+// serveRecovered runs next and turns its panic into an error, logged with
+// the request id and the stack, so that one bad request neither kills the
+// process nor loses its log line. Deferred cleanups in the handler (an
+// upload's abort) have run by then. http.ErrAbortHandler is the standard
+// way to cut a reply short and passes through.
+func serveRecovered(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if r == http.ErrAbortHandler {
+			panic(r)
+		}
+		requestLogger(c).Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		err = fmt.Errorf("%w: %v", errPanic, r)
+	}()
+	return next(c)
 }
 
 // requestLogger is the logger of the request c, which carries its id.

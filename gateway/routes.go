@@ -7,6 +7,7 @@ import (
 	"github.com/gridfsd/gridfsd/gateway/ui"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/semaphore"
 )
 
 // newRouter registers the routes of the API. It is the only place that
@@ -15,38 +16,54 @@ import (
 func newRouter(s *Server, h *handler) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.JSONSerializer = jsonSerializer{}
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(c, err) }
 	// Order matters: preflights are answered before access control, and
 	// access control runs before limits take an upload slot.
 	e.Use(s.observe, s.cors, s.authorize, s.limit)
 
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
+	// Every GET route answers HEAD too, with the same status and headers
+	// (RFC 9110 9.3.2); the server drops the body.
+	get := func(path string, h echo.HandlerFunc) {
+		e.GET(path, h)
+		e.HEAD(path, h)
+	}
+	get("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
 	uiHandler := echo.WrapHandler(http.StripPrefix("/ui", ui.Handler()))
-	e.GET("/ui", uiHandler)
-	e.GET("/ui/*", uiHandler)
-	e.HEAD("/ui/*", uiHandler)
+	get("/ui", uiHandler)
+	get("/ui/*", uiHandler)
 
-	e.GET("/healthz", h.healthz)
-	e.GET("/readyz", h.readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	get("/healthz", h.healthz)
+	get("/readyz", h.readyz)
+	get("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
-	e.GET("/auth", s.authStatus)
+	get("/auth", s.authStatus)
 	e.POST("/sign", s.sign)
-	e.GET("/buckets", h.listBuckets)
+	get("/buckets", h.listBuckets)
 	e.PUT("/buckets/:bucket", h.createBucket)
 	e.DELETE("/buckets/:bucket", h.dropBucket)
 
-	e.GET("/b/:bucket", h.listFiles)
-	e.GET("/b/:bucket/*", h.getByName) // an empty name lists the bucket
-	e.HEAD("/b/:bucket/*", h.getByName)
-	e.PUT("/b/:bucket/*", h.upload)
+	get("/b/:bucket", h.listFiles)
+	get("/b/:bucket/*", h.getByName) // an empty name lists the bucket
+	e.PUT("/b/:bucket/*", h.upload, refusePartialPut)
 	e.DELETE("/b/:bucket/*", h.deleteByName)
 
-	e.GET("/id/:bucket/*", h.getByID)
-	e.HEAD("/id/:bucket/*", h.getByID)
-	e.PATCH("/id/:bucket/*", h.patchByID)
+	get("/id/:bucket/*", h.getByID)
+	e.PATCH("/id/:bucket/*", h.patchByID, budgetBody(semaphore.NewWeighted(patchBufferBytes), maxPatchBytes+1))
 	e.DELETE("/id/:bucket/*", h.deleteByID)
 	return e
+}
+
+// refusePartialPut answers a PUT that carries Content-Range with 400 before
+// anything is stored: RFC 9110 14.5 forbids storing a partial
+// representation as the whole, and this is not a partial-update API.
+func refusePartialPut(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if len(c.Request().Header.Values("Content-Range")) > 0 {
+			return badRequest("PUT with Content-Range: a partial upload is not supported, send the whole file")
+		}
+		return next(c)
+	}
 }
 
 func bucketParam(c echo.Context) (string, error) { return pathParam(c, "bucket") }

@@ -161,6 +161,10 @@ func TestUploadBadInputWritesNothing(t *testing.T) {
 		{name: "chunkSize too large", method: "PUT", path: "/b/fs/x?chunkSize=999999999", body: "x", code: 400, errCode: "invalid_chunk_size"},
 		{name: "bad Content-Type", method: "PUT", path: "/b/fs/x", body: "x",
 			header: map[string]string{"Content-Type": "text/"}, code: 400, errCode: "bad_request"},
+		{name: "Content-Range (RFC 9110 14.5)", method: "PUT", path: "/b/fs/x", body: "x",
+			header: map[string]string{"Content-Range": "bytes 0-0/10"}, code: 400, errCode: "bad_request"},
+		{name: "Content-Range of the whole", method: "PUT", path: "/b/fs/x", body: "x",
+			header: map[string]string{"Content-Range": "bytes 0-0/1"}, code: 400, errCode: "bad_request"},
 	})
 	names, err := e.db.Database().ListCollectionNames(t.Context(), map[string]any{})
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/gridfsd/gridfsd/config"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/gridfsd/gridfsd/s3"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 )
 
@@ -35,11 +37,12 @@ for trying gridfsd and for small data, not for production.`,
 			// Bound here, not at construction: viper keeps one flag per key
 			// and other commands may define flags for the same keys.
 			for _, k := range []string{
-				config.KeyListen, config.KeyDataDir, config.KeyEmbeddedListen, config.KeyMaxUploadSize,
+				config.KeyListen, config.KeyDataDir, config.KeyMaxUploadSize,
 				config.KeyReadHeaderTimeout, config.KeyIdleTimeout, config.KeyShutdownTimeout,
 				config.KeyLogLevel, config.KeyLogFormat,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
+				config.KeyS3Listen, config.KeyS3MultipartExpiry,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -55,18 +58,19 @@ for trying gridfsd and for small data, not for production.`,
 	def := config.Default
 	f.String(config.KeyListen, def(config.KeyListen), "HTTP listen address, host:port (0.0.0.0:8080 for every interface)")
 	f.String(config.KeyDataDir, def(config.KeyDataDir), "directory of the embedded store (used without --uri)")
-	f.String(config.KeyEmbeddedListen, def(config.KeyEmbeddedListen), "MongoDB wire protocol address of the embedded store (used without --uri)")
-	f.String(config.KeyMaxUploadSize, def(config.KeyMaxUploadSize), "largest upload accepted, such as 512MiB or 2GB; 0 means no limit")
-	f.String(config.KeyReadHeaderTimeout, def(config.KeyReadHeaderTimeout), "time a client has to send the request headers")
-	f.String(config.KeyIdleTimeout, def(config.KeyIdleTimeout), "how long an idle keep-alive connection stays open")
-	f.String(config.KeyShutdownTimeout, def(config.KeyShutdownTimeout), "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
+	sizeFlag(f, config.KeyMaxUploadSize, "largest upload accepted, such as 512MiB or 2GB; 0 means no limit")
+	durationFlag(f, config.KeyReadHeaderTimeout, "time a client has to send the request headers")
+	durationFlag(f, config.KeyIdleTimeout, "how long an idle keep-alive connection stays open")
+	durationFlag(f, config.KeyShutdownTimeout, "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
 	f.Int(config.KeyMaxConcurrentUploads, 0, "uploads running at once; past it uploads get 503 with Retry-After (0: no limit)")
-	f.String(config.KeyMaxHeaderBytes, def(config.KeyMaxHeaderBytes), "largest request line and headers; past it clients get 431")
-	f.String(config.KeyRequestTimeout, def(config.KeyRequestTimeout), "time limit of every request but upload and download bodies (0s: none)")
-	f.String(config.KeySweepInterval, def(config.KeySweepInterval), "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
-	f.String(config.KeySweepGrace, def(config.KeySweepGrace), "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
+	sizeFlag(f, config.KeyMaxHeaderBytes, "largest request line and headers; past it clients get 431")
+	durationFlag(f, config.KeyRequestTimeout, "time limit of every request but upload and download bodies (0s: none)")
+	durationFlag(f, config.KeySweepInterval, "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
+	durationFlag(f, config.KeySweepGrace, "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
 	f.String(config.KeyTLSCert, "", "PEM certificate (chain) file: serve HTTPS (with --tls.key)")
 	f.String(config.KeyTLSKey, "", "PEM private key file of --tls.cert")
+	f.String(config.KeyS3Listen, def(config.KeyS3Listen), "S3 API listen address, host:port; empty disables it")
+	durationFlag(f, config.KeyS3MultipartExpiry, "abort S3 multipart uploads not completed within this time")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -115,8 +119,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot set up access control: %w", err)
 	}
+	bdb := buckets.NewDB(db)
 	gw, err := gateway.New(gateway.Config{
-		DB:                   buckets.NewDB(db),
+		DB:                   bdb,
 		Logger:               log,
 		MaxUploadSize:        c.MaxUploadSize,
 		ReadHeaderTimeout:    c.ReadHeaderTimeout,
@@ -147,11 +152,52 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	log.Info("gridfsd is serving", "http", scheme+"://"+ln.Addr().String()+"/", "database", db.Name(),
 		"max_upload_size", c.MaxUploadSize, "access_control", c.Auth.Enabled(), "sweep_interval", c.SweepInterval.String())
-	if err := gw.Serve(ctx, ln); err != nil {
+	s3ctx, stopS3 := context.WithCancel(ctx)
+	defer stopS3()
+	s3done, err := m.startS3(s3ctx, bdb, authz, gw.Registry())
+	if err != nil {
+		return err
+	}
+	err = gw.Serve(ctx, ln)
+	stopS3()
+	if s3err := <-s3done; err == nil {
+		err = s3err
+	}
+	if err != nil {
 		return err
 	}
 	log.Info("gridfsd stopped")
 	return nil
+}
+
+// startS3 serves the S3 API on s3-listen, unless it is empty, until ctx
+// ends; the channel reports how it stopped.
+func (m *Main) startS3(ctx context.Context, db *buckets.DB, authz *auth.Authorizer, reg prometheus.Registerer) (<-chan error, error) {
+	c := m.Config
+	done := make(chan error, 1)
+	if c.S3Listen == "" {
+		done <- nil
+		return done, nil
+	}
+	srv, err := s3.New(s3.Config{
+		DB: db, Auth: authz, Logger: m.Logger, Registerer: reg, MaxUploadSize: c.MaxUploadSize,
+		MultipartExpiry: c.S3MultipartExpiry, ReadHeaderTimeout: c.ReadHeaderTimeout, IdleTimeout: c.IdleTimeout,
+		ShutdownTimeout: c.ShutdownTimeout, TLSCertFile: c.TLS.Cert, TLSKeyFile: c.TLS.Key,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the S3 API: %w", err)
+	}
+	ln, err := net.Listen("tcp", c.S3Listen)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (%s): %w", c.S3Listen, config.KeyS3Listen, err)
+	}
+	scheme := "http"
+	if c.TLS.Cert != "" {
+		scheme = "https"
+	}
+	m.Logger.Info("gridfsd S3 API is serving", "s3", scheme+"://"+ln.Addr().String()+"/")
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return done, nil
 }
 
 // startEmbedded starts the embedded store and says what it is.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,10 @@ type serving struct {
 func startServe(t *testing.T, client *http.Client, base string, args ...string) serving {
 	t.Helper()
 	s := serving{logs: &syncBuffer{}, done: make(chan error, 1)}
+	if len(args) > 0 && args[0] == "serve" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--s3-listen") }) {
+		// Parallel tests must not all take the S3 API's default port.
+		args = append(args, "--s3-listen=")
+	}
 	root := newRootCommand()
 	root.SetArgs(args)
 	root.SetOut(io.Discard)

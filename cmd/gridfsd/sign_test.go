@@ -34,13 +34,30 @@ func TestSign(t *testing.T) {
 		t.Error("a signed GET URL allowed PUT")
 	}
 
+	// The query is signed with the path: a parameter added is refused.
+	out = strings.TrimSpace(e.ok("sign", "GET", "/b/media/x?download=1", "--config", cfg))
+	u, err = url.Parse(out)
+	if err != nil || u.Query().Get("download") != "1" {
+		t.Fatalf("sign printed %q", out)
+	}
+	if _, err := a.Authorize(httptest.NewRequest("GET", u.RequestURI(), nil), "media", auth.Read); err != nil {
+		t.Errorf("the gateway would refuse the signed URL with a query: %v", err)
+	}
+	if _, err := a.Authorize(httptest.NewRequest("GET", u.RequestURI()+"&revision=0", nil), "media", auth.Read); err == nil {
+		t.Error("a parameter added to a signed URL was accepted")
+	}
+
+	if msg := e.fails("sign", "GET", "/b/media/x"); !strings.Contains(msg, "signing_key") { // no signing key
+		t.Errorf("sign without a signing key: %s", msg)
+	}
 	for _, args := range [][]string{
-		{"sign", "GET", "/b/media/x"},                                      // no signing key
-		{"sign", "BREW", "/b/media/x", "--config", cfg},                    // bad method
-		{"sign", "GET", "b/media/x", "--config", cfg},                      // relative path
-		{"sign", "GET", "/b/media/x", "--expires", "-1m", "--config", cfg}, // expired
+		{"sign", "BREW", "/b/media/x", "--config", cfg},                      // bad method
+		{"sign", "GET", "b/media/x", "--config", cfg},                        // relative path
+		{"sign", "GET", "/b/media/x", "--expires", "-1m", "--config", cfg},   // expired
+		{"sign", "GET", "/b/media/x", "--expires", "8760h", "--config", cfg}, // beyond the maximum life
+		{"sign", "GET", "/b/media/x", "--expires", "25h", "--config", cfg},
 	} {
-		if msg := e.fails(args...); msg == "" {
+		if msg := e.failsWith(exitUsage, args...); msg == "" {
 			t.Errorf("gridfsd %v: empty error", args)
 		}
 	}

@@ -40,6 +40,8 @@ func TestSmoke(t *testing.T) {
 		"store ceiling/raw InsertMany", "store ceiling/raw find",
 		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
 		"download/driver DownloadToStream", "download/gateway HTTP GET",
+		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU",
+		"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU", "upload/SHA-256 of the bytes (sha256-simd): CPU",
 		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
 		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",
 	} {
@@ -50,6 +52,16 @@ func TestSmoke(t *testing.T) {
 		}
 		if strings.HasPrefix(r.Note, "FAILED") {
 			t.Errorf("row %q failed: %s", want, r.Note)
+		}
+	}
+	// The CPU rows of a smoke run may be 0 (the clock ticks are 10 ms);
+	// the gateway's RSS never is, so it shows the sampling reached it.
+	if r := seen["concurrency 4/uploads: gateway RSS"]; r.Median <= 0 {
+		t.Errorf("concurrency 4: gateway RSS %v MiB, want a positive figure", r.Median)
+	}
+	for _, name := range []string{"concurrency 4/uploads: errors", "concurrency 4/range readers: errors"} {
+		if r, ok := seen[name]; !ok || r.Median != 0 {
+			t.Errorf("row %q: %v (present: %v), want 0 errors", name, r.Median, ok)
 		}
 	}
 	if r := seen["concurrent readers/errors"]; r.Median != 0 {

@@ -43,6 +43,7 @@ type settings struct {
 	only         map[string]bool
 	jsonPath     string
 	smoke        bool
+	embedded     bool // the store runs in the benchmark's process
 }
 
 func main() {
@@ -70,7 +71,7 @@ func run(args []string, out io.Writer) error {
 	flag.IntVar(&s.memUploads, "mem-uploads", 32, "concurrent uploads for the memory row")
 	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, seek, readers, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -118,6 +119,7 @@ func run(args []string, out io.Writer) error {
 		}
 		defer store.Close()
 		s.uri = store.URI()
+		s.embedded = true
 		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s\n", s.uri)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri))

@@ -34,8 +34,11 @@ func (b *bench) all(ctx context.Context) error {
 		{"ceiling", b.storeCeiling},
 		{"upload", b.upload},
 		{"download", b.download},
+		{"cli", b.commandLine},
 		{"seek", b.seek},
 		{"readers", b.concurrentReaders},
+		{"concurrency", b.concurrency},
+		{"s3", b.s3Rows},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {
@@ -133,11 +136,14 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 	size := b.s.size
 	note := human(size)
+	self, gwCPU := &cpuMeter{}, &cpuMeter{pid: gw.cmd.Process.Pid}
 	runs, err := b.repeat(func(int) (float64, error) {
 		bk, err := b.fresh(ctx)
 		if err != nil {
 			return 0, err
 		}
+		self.begin()
+		defer self.end(size)
 		start := time.Now()
 		w, err := chunker.NewWriter(ctx, bk.ChunksCollection(), bson.NewObjectID(), chunker.WriterOptions{})
 		if err != nil {
@@ -155,12 +161,16 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 		return err
 	}
 	b.add("upload", "chunker.Writer (direct)", "MB/s", runs, note)
+	b.addCPU("upload", "chunker.Writer (direct)", self, cpuNoteSelf)
 
+	self = &cpuMeter{}
 	runs, err = b.repeat(func(int) (float64, error) {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
 		}
 		gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+		self.begin()
+		defer self.end(size)
 		start := time.Now()
 		if _, err := gb.UploadFromStream(ctx, "f", data.reader(size)); err != nil {
 			return 0, err
@@ -171,11 +181,14 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 		return err
 	}
 	b.add("upload", "driver UploadFromStream", "MB/s", runs, note)
+	b.addCPU("upload", "driver UploadFromStream", self, cpuNoteSelf)
 
 	runs, err = b.repeat(func(int) (float64, error) {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
 		}
+		gwCPU.begin()
+		defer gwCPU.end(size)
 		start := time.Now()
 		if err := gw.put(ctx, "/b/"+bucketName+"/f", data.reader(size), size); err != nil {
 			return 0, err
@@ -186,6 +199,8 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 		return err
 	}
 	b.add("upload", "gateway HTTP PUT", "MB/s", runs, note)
+	b.addCPU("upload", "gateway HTTP PUT", gwCPU, cpuNoteGateway)
+	b.sha256CPU(data, size)
 	return nil
 }
 
@@ -201,7 +216,10 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 	}
 	note := human(size)
 	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	self, gwCPU := &cpuMeter{}, &cpuMeter{pid: gw.cmd.Process.Pid}
 	runs, err := b.repeat(func(int) (float64, error) {
+		self.begin()
+		defer self.end(size)
 		start := time.Now()
 		n, err := gb.DownloadToStream(ctx, f.ID, io.Discard)
 		if err != nil || n != size {
@@ -213,8 +231,12 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 		return err
 	}
 	b.add("download", "driver DownloadToStream", "MB/s", runs, note)
+	b.addCPU("download", "driver DownloadToStream", self, cpuNoteSelf)
 
+	self = &cpuMeter{}
 	runs, err = b.repeat(func(int) (float64, error) {
+		self.begin()
+		defer self.end(size)
 		start := time.Now()
 		d, err := bk.OpenID(ctx, f.ID)
 		if err != nil {
@@ -231,8 +253,11 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 		return err
 	}
 	b.add("download", "chunker.Reader (direct)", "MB/s", runs, note)
+	b.addCPU("download", "chunker.Reader (direct)", self, cpuNoteSelf)
 
 	runs, err = b.repeat(func(int) (float64, error) {
+		gwCPU.begin()
+		defer gwCPU.end(size)
 		start := time.Now()
 		n, err := gw.get(ctx, "/b/"+bucketName+"/f", "", io.Discard)
 		if err != nil || n != size {
@@ -244,6 +269,7 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 		return err
 	}
 	b.add("download", "gateway HTTP GET", "MB/s", runs, note)
+	b.addCPU("download", "gateway HTTP GET", gwCPU, cpuNoteGateway)
 	return nil
 }
 

@@ -77,7 +77,7 @@ func freeAddr(t *testing.T) string {
 func startServe(t *testing.T, bin, db string, extra ...string) *server {
 	t.Helper()
 	s := &server{addr: freeAddr(t), log: &syncBuffer{}}
-	args := append([]string{"serve", "--uri", storetest.URI(t), "--db", db, "--listen", s.addr, "--log-level", "debug"}, extra...)
+	args := append([]string{"serve", "--uri", storetest.URI(t), "--db", db, "--listen", s.addr, "--s3-listen=", "--log-level", "debug"}, extra...)
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {

@@ -231,19 +231,24 @@ let signingOff = false;
 
 /**
  * A URL that lets a browser GET path (an API path such as /id/media/…)
- * without a token: the path with the gateway's expires and signature
- * query, minted by POST /sign for the current token. Without a token it is
- * the plain URL, which works for anonymous readers. query is appended
- * after the signature (the signature covers method and path only).
+ * with query without a token: minted by POST /sign for the current token.
+ * The signature covers the method, the path and every query parameter, so
+ * the query is part of what is signed, never appended. Without a token it
+ * is the plain URL, which works for anonymous readers.
  */
 async function signedURL(path, query = {}) {
   if (!getToken() || signingOff) return url(path, query);
-  let hit = signed.get(path);
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  }
+  const target = q.toString() ? `${path}?${q}` : path;
+  let hit = signed.get(target);
   if (!hit || hit.expires - Date.now() < signedLife / 2) {
     // Counted from the local clock when asked, so a skewed clock in the
     // browser does not keep an expired URL in use.
     const entry = { expires: Date.now() + signedLife };
-    entry.minted = requestJSON("POST", "/sign", { json: { method: "GET", path, expires: signedLifeText } }).then(
+    entry.minted = requestJSON("POST", "/sign", { json: { method: "GET", path: target, expires: signedLifeText } }).then(
       (doc) => doc.url,
       (err) => {
         // A gateway without a signing key (or without access control,
@@ -253,23 +258,20 @@ async function signedURL(path, query = {}) {
           signingOff = true;
           return null;
         }
-        if (signed.get(path) === entry) signed.delete(path);
+        if (signed.get(target) === entry) signed.delete(target);
         throw err;
       },
     );
-    signed.set(path, entry);
+    signed.set(target, entry);
     hit = entry;
   }
   const minted = await hit.minted;
   if (minted === null) return url(path, query);
   // The gateway answers with its own path; url() puts it under the prefix
   // the UI is served behind, as for every other request.
-  const [signedPath, signature] = minted.split("?", 2);
+  const [signedPath, signedQuery] = minted.split("?", 2);
   const u = new URL(url(signedPath), location.href);
-  u.search = signature;
-  for (const [k, v] of Object.entries(query)) {
-    if (v !== undefined && v !== null && v !== "") u.searchParams.set(k, String(v));
-  }
+  u.search = signedQuery;
   return u.pathname + u.search;
 }
 
@@ -298,9 +300,13 @@ export function idLinkURL(bucket, id) {
   return signedURL(idPath(bucket, id), {});
 }
 
-/** The Content-Type the gateway serves a file with (it sniffs when none is stored). */
+/**
+ * The Content-Type the gateway serves a file with (it sniffs when none is
+ * stored). A GET of the first byte: HEAD reads no content, so it cannot sniff.
+ */
 export async function servedType(bucket, file, signal) {
-  const res = await request("HEAD", idPath(bucket, file.id), { signal });
+  const res = await request("GET", idPath(bucket, file.id), { headers: { Range: "bytes=0-0" }, signal });
+  await res.arrayBuffer();
   return res.headers.get("Content-Type") || "";
 }
 

@@ -1,0 +1,538 @@
+package buckets
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Multipart uploads (S3's model): a file sent in numbered parts, each
+// streamed straight into chunks under a files_id of its own, invisible until
+// Complete joins them into one GridFS file. The uploads and their parts are
+// recorded in collections of gridfsd's own, so that every gateway sees them
+// and the orphan sweeper leaves their chunks alone.
+const (
+	MultipartCollection = "_gridfsd_multipart"
+	PartsCollection     = "_gridfsd_multipart_parts"
+)
+
+// MultipartChunkSize is the chunk size of multipart uploads in buckets that
+// do not set one: 256 KiB divides the part sizes clients use (5, 8, 15 and
+// 16 MiB), so that Complete relabels the parts' chunks instead of copying.
+const MultipartChunkSize = 256 << 10
+
+// MinPartSize is the smallest part but the last that Complete accepts (S3's
+// limit); MaxPartNumber the highest part number.
+const (
+	MinPartSize   = 5 << 20
+	MaxPartNumber = 10000
+)
+
+// Errors of multipart uploads.
+var (
+	ErrUploadNotFound = errors.New("multipart upload not found")
+	ErrInvalidPart    = errors.New("invalid part")
+	ErrPartOrder      = errors.New("parts are not in ascending order")
+	ErrPartTooSmall   = errors.New("part is smaller than the minimum")
+)
+
+// MultipartUpload is a multipart upload in progress.
+type MultipartUpload struct {
+	ID        string        `bson:"_id"`
+	Bucket    string        `bson:"bucket"`
+	Filename  string        `bson:"filename"`
+	FileID    bson.ObjectID `bson:"fileId"` // _id of the file Complete makes
+	ChunkSize int           `bson:"chunkSize"`
+	Metadata  bson.D        `bson:"metadata,omitempty"`
+	Initiated time.Time     `bson:"initiated"`
+}
+
+// Part is one uploaded part.
+type Part struct {
+	Key      string        `bson:"_id"` // <upload id>/<part number, 5 digits>
+	Upload   string        `bson:"upload"`
+	Bucket   string        `bson:"bucket"`
+	Number   int           `bson:"part"`
+	FilesID  bson.ObjectID `bson:"filesId"` // files_id of the part's chunks
+	Size     int64         `bson:"size"`
+	MD5      string        `bson:"md5"` // hex
+	Uploaded time.Time     `bson:"uploaded"`
+}
+
+func partKey(upload string, n int) string { return fmt.Sprintf("%s/%05d", upload, n) }
+
+func (b *Bucket) uploads() *mongo.Collection { return b.db.db.Collection(MultipartCollection) }
+func (b *Bucket) parts() *mongo.Collection   { return b.db.db.Collection(PartsCollection) }
+
+// CreateMultipart starts a multipart upload of a file named filename, with
+// the metadata and content type of opts (and its chunk size, else the
+// bucket's, else MultipartChunkSize). It checks them as OpenUpload does.
+func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts UploadOptions) (*MultipartUpload, error) {
+	if err := CheckFilename(filename); err != nil {
+		return nil, err
+	}
+	chunkSize := opts.ChunkSize
+	if chunkSize == 0 {
+		chunkSize = b.settings.ChunkSize
+	}
+	if chunkSize == 0 {
+		chunkSize = MultipartChunkSize
+	}
+	if err := chunker.CheckChunkSize(int64(chunkSize)); err != nil {
+		return nil, err
+	}
+	md := opts.Metadata
+	if opts.ContentType != "" {
+		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
+	}
+	if len(md) > 0 {
+		if err := checkMetadata(md); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.ensureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	var rnd [16]byte
+	rand.Read(rnd[:])
+	mu := &MultipartUpload{
+		ID:        hex.EncodeToString(rnd[:]),
+		Bucket:    b.name,
+		Filename:  filename,
+		FileID:    bson.NewObjectID(),
+		ChunkSize: chunkSize,
+		Metadata:  md,
+		Initiated: time.Now().UTC().Truncate(time.Millisecond),
+	}
+	if _, err := b.uploads().InsertOne(ctx, mu); err != nil {
+		return nil, fmt.Errorf("create multipart upload of %q: %w", filename, err)
+	}
+	return mu, nil
+}
+
+// Multipart returns the upload with id id in this bucket, or
+// ErrUploadNotFound.
+func (b *Bucket) Multipart(ctx context.Context, id string) (*MultipartUpload, error) {
+	var mu MultipartUpload
+	err := b.uploads().FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "bucket", Value: b.name}}).Decode(&mu)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, fmt.Errorf("%w: %q in bucket %s", ErrUploadNotFound, id, b.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find multipart upload %q: %w", id, err)
+	}
+	return &mu, nil
+}
+
+// ListMultipart returns the uploads in progress in this bucket whose
+// filename starts with prefix, by filename and then start time.
+func (b *Bucket) ListMultipart(ctx context.Context, prefix string) ([]MultipartUpload, error) {
+	filter := bson.D{{Key: "bucket", Value: b.name}}
+	if prefix != "" {
+		filter = append(filter, bson.E{Key: "filename", Value: bson.D{{Key: "$gte", Value: prefix}}})
+	}
+	cur, err := b.uploads().Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "filename", Value: 1}, {Key: "initiated", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("list multipart uploads: %w", err)
+	}
+	var out []MultipartUpload
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("list multipart uploads: %w", err)
+	}
+	kept := out[:0]
+	for _, mu := range out {
+		if strings.HasPrefix(mu.Filename, prefix) {
+			kept = append(kept, mu)
+		}
+	}
+	return kept, nil
+}
+
+// ListParts returns the parts uploaded so far, by part number. It returns
+// ErrUploadNotFound.
+func (b *Bucket) ListParts(ctx context.Context, upload string) ([]Part, error) {
+	if _, err := b.Multipart(ctx, upload); err != nil {
+		return nil, err
+	}
+	return b.partsOf(ctx, upload)
+}
+
+func (b *Bucket) partsOf(ctx context.Context, upload string) ([]Part, error) {
+	cur, err := b.parts().Find(ctx, bson.D{{Key: "upload", Value: upload}}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("list parts of %q: %w", upload, err)
+	}
+	var out []Part
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("list parts of %q: %w", upload, err)
+	}
+	return out, nil
+}
+
+// PartUpload is a part being written: write its content, then Commit, or
+// Abort.
+type PartUpload struct {
+	b      *Bucket
+	ctx    context.Context
+	upload string
+	number int
+	id     bson.ObjectID
+	w      *chunker.Writer
+	md5    hash.Hash
+	done   bool
+}
+
+// OpenPart starts part number n (1 to MaxPartNumber) of the upload with id
+// upload. It returns ErrUploadNotFound or ErrInvalidPart.
+func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUpload, error) {
+	if n < 1 || n > MaxPartNumber {
+		return nil, fmt.Errorf("%w: part number %d is not between 1 and %d", ErrInvalidPart, n, MaxPartNumber)
+	}
+	mu, err := b.Multipart(ctx, upload)
+	if err != nil {
+		return nil, err
+	}
+	id := bson.NewObjectID()
+	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: mu.ChunkSize, Budget: b.db.uploads})
+	if err != nil {
+		return nil, err
+	}
+	return &PartUpload{b: b, ctx: ctx, upload: upload, number: n, id: id, w: w, md5: md5.New()}, nil
+}
+
+// ReadFrom copies r into the part until EOF.
+func (p *PartUpload) ReadFrom(r io.Reader) (int64, error) {
+	return p.w.ReadFrom(io.TeeReader(r, p.md5))
+}
+
+// Length is the number of bytes written so far.
+func (p *PartUpload) Length() int64 { return p.w.Length() }
+
+// SHA256 and MD5 are the digests of the bytes written so far.
+func (p *PartUpload) SHA256() []byte { return p.w.Sum() }
+
+// MD5 is the MD5 of the bytes written so far.
+func (p *PartUpload) MD5() []byte { return p.md5.Sum(nil) }
+
+// Commit stores the part, replacing an earlier part of the same number
+// (whose chunks it removes). It returns ErrUploadNotFound when the upload
+// was completed or aborted meanwhile; then nothing of the part remains.
+func (p *PartUpload) Commit() (*Part, error) {
+	if p.done {
+		return nil, chunker.ErrClosed
+	}
+	p.done = true
+	if err := p.w.Close(); err != nil {
+		return nil, fmt.Errorf("upload part %d: %w", p.number, err)
+	}
+	ctx := context.WithoutCancel(p.ctx)
+	part := &Part{
+		Key: partKey(p.upload, p.number), Upload: p.upload, Bucket: p.b.name, Number: p.number,
+		FilesID: p.id, Size: p.w.Length(), MD5: hex.EncodeToString(p.md5.Sum(nil)),
+		Uploaded: time.Now().UTC().Truncate(time.Millisecond),
+	}
+	fail := func(err error) (*Part, error) {
+		p.b.removeChunksOf(ctx, p.id)
+		return nil, err
+	}
+	if _, err := p.b.Multipart(ctx, p.upload); err != nil {
+		return fail(err)
+	}
+	var old Part
+	err := p.b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
+		options.FindOneAndReplace().SetUpsert(true).SetReturnDocument(options.Before)).Decode(&old)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return fail(fmt.Errorf("record part %d: %w", p.number, err))
+	}
+	if err == nil {
+		p.b.removeChunksOf(ctx, old.FilesID)
+	}
+	// An Abort that ran while this part streamed has removed the other
+	// parts; this one must go too.
+	if _, err := p.b.Multipart(ctx, p.upload); errors.Is(err, ErrUploadNotFound) {
+		p.b.parts().DeleteOne(ctx, bson.D{{Key: "_id", Value: part.Key}, {Key: "filesId", Value: p.id}})
+		return fail(err)
+	}
+	return part, nil
+}
+
+// Abort stops the part and removes what it wrote.
+func (p *PartUpload) Abort() error {
+	if p.done {
+		return nil
+	}
+	p.done = true
+	return p.w.Abort()
+}
+
+func (b *Bucket) removeChunksOf(ctx context.Context, filesID any) error {
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: filesID}}); err != nil {
+		return fmt.Errorf("remove chunks of %v: %w", filesID, err)
+	}
+	return nil
+}
+
+// CompletedPart names a part for Complete: its number and the MD5 (hex)
+// the client got when it uploaded it.
+type CompletedPart struct {
+	Number int
+	MD5    string
+}
+
+// MultipartETag is the S3 ETag of a multipart object: the hex MD5 of the
+// concatenated binary MD5s of its parts, a dash and the number of parts.
+func MultipartETag(md5s []string) (string, error) {
+	h := md5.New()
+	for _, s := range md5s {
+		b, err := hex.DecodeString(s)
+		if err != nil {
+			return "", fmt.Errorf("%w: MD5 %q is not hex", ErrInvalidPart, s)
+		}
+		h.Write(b)
+	}
+	return fmt.Sprintf("%x-%d", h.Sum(nil), len(md5s)), nil
+}
+
+// CompleteMultipart joins the listed parts, in ascending order, into one
+// file named as the upload says, and removes the upload and every part.
+// When every part but the last has one size, a multiple of the chunk size,
+// and the last is no larger, the parts' chunks are relabelled in place (no
+// data is copied); otherwise their content is copied into a new file. It
+// returns ErrUploadNotFound, ErrInvalidPart (a part that does not exist or
+// whose MD5 differs), ErrPartOrder or ErrPartTooSmall, having changed
+// nothing.
+func (b *Bucket) CompleteMultipart(ctx context.Context, upload string, list []CompletedPart) (*File, error) {
+	mu, err := b.Multipart(ctx, upload)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: no parts listed", ErrInvalidPart)
+	}
+	stored, err := b.partsOf(ctx, upload)
+	if err != nil {
+		return nil, err
+	}
+	byNumber := make(map[int]Part, len(stored))
+	for _, p := range stored {
+		byNumber[p.Number] = p
+	}
+	parts := make([]Part, len(list))
+	md5s := make([]string, len(list))
+	for i, c := range list {
+		if i > 0 && c.Number <= list[i-1].Number {
+			return nil, fmt.Errorf("%w: part %d after part %d", ErrPartOrder, c.Number, list[i-1].Number)
+		}
+		p, ok := byNumber[c.Number]
+		if !ok || !strings.EqualFold(strings.Trim(c.MD5, `"`), p.MD5) {
+			return nil, fmt.Errorf("%w: part %d was not uploaded or its ETag differs", ErrInvalidPart, c.Number)
+		}
+		if i < len(list)-1 && p.Size < MinPartSize {
+			return nil, fmt.Errorf("%w: part %d has %d bytes, less than %d", ErrPartTooSmall, c.Number, p.Size, MinPartSize)
+		}
+		parts[i], md5s[i] = p, p.MD5
+	}
+	etag, err := MultipartETag(md5s)
+	if err != nil {
+		return nil, err
+	}
+	wctx := context.WithoutCancel(ctx)
+	var f *File
+	if relabel(parts, mu.ChunkSize) {
+		f, err = b.joinInPlace(wctx, mu, parts, etag)
+	} else {
+		f, err = b.joinByCopy(ctx, mu, parts, etag)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.removeMultipart(wctx, mu.ID, parts)
+	return f, nil
+}
+
+// relabel reports whether parts can become one file by changing their
+// chunks' files_id and n only.
+func relabel(parts []Part, chunkSize int) bool {
+	size := parts[0].Size
+	if size%int64(chunkSize) != 0 {
+		return len(parts) == 1
+	}
+	for i, p := range parts {
+		if i < len(parts)-1 && p.Size != size || p.Size > size {
+			return false
+		}
+	}
+	return true
+}
+
+// joinInPlace moves each part's chunks to the file's _id, offset by the
+// chunks before it, then writes the files document. A retry after a
+// failure moves what is left: moved chunks no longer match their part.
+func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []Part, etag string) (*File, error) {
+	perPart := int32(parts[0].Size / int64(mu.ChunkSize))
+	var length int64
+	for i, p := range parts {
+		_, err := b.chunks.UpdateMany(ctx, bson.D{{Key: "files_id", Value: p.FilesID}}, bson.D{
+			{Key: "$set", Value: bson.D{{Key: "files_id", Value: mu.FileID}}},
+			{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(i) * perPart}}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("complete %q: move chunks of part %d: %w", mu.Filename, p.Number, err)
+		}
+		length += p.Size
+	}
+	doc := bson.D{
+		{Key: "_id", Value: mu.FileID},
+		{Key: "length", Value: length},
+		{Key: "chunkSize", Value: int32(mu.ChunkSize)},
+		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "filename", Value: mu.Filename},
+	}
+	if len(mu.Metadata) > 0 {
+		doc = append(doc, bson.E{Key: "metadata", Value: mu.Metadata})
+	}
+	doc = append(doc, bson.E{Key: FieldS3ETag, Value: etag})
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+	}
+	if _, err := b.files.InsertOne(ctx, raw); err != nil {
+		if mongo.IsDuplicateKeyError(err) {
+			return b.Stat(ctx, mu.FileID) // completed by an earlier attempt
+		}
+		return nil, fmt.Errorf("complete %q: write files document: %w", mu.Filename, err)
+	}
+	return ParseFile(raw)
+}
+
+// joinByCopy streams the parts' content into a new file with the upload's
+// file id.
+func (b *Bucket) joinByCopy(ctx context.Context, mu *MultipartUpload, parts []Part, etag string) (*File, error) {
+	up, err := b.OpenUpload(ctx, mu.Filename, UploadOptions{
+		ID: mu.FileID, ChunkSize: mu.ChunkSize, Metadata: mu.Metadata,
+		Extra: bson.D{{Key: FieldS3ETag, Value: etag}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+	}
+	for _, p := range parts {
+		r, err := chunker.NewReader(ctx, b.chunks, chunker.File{ID: p.FilesID, Length: p.Size, ChunkSize: mu.ChunkSize})
+		if err == nil {
+			_, err = up.ReadFrom(r)
+		}
+		if err != nil {
+			up.Abort()
+			return nil, fmt.Errorf("complete %q: copy part %d: %w", mu.Filename, p.Number, err)
+		}
+	}
+	return up.Commit()
+}
+
+// AbortMultipart removes the upload and every part of it. It returns
+// ErrUploadNotFound.
+func (b *Bucket) AbortMultipart(ctx context.Context, upload string) error {
+	if _, err := b.Multipart(ctx, upload); err != nil {
+		return err
+	}
+	parts, err := b.partsOf(ctx, upload)
+	if err != nil {
+		return err
+	}
+	return b.removeMultipart(context.WithoutCancel(ctx), upload, parts)
+}
+
+// removeMultipart deletes the upload record first, so that no part commits
+// after it, then every part and its chunks (those of the parts a Complete
+// used are no longer under the part's files_id, so they stay).
+func (b *Bucket) removeMultipart(ctx context.Context, upload string, used []Part) error {
+	if _, err := b.uploads().DeleteOne(ctx, bson.D{{Key: "_id", Value: upload}}); err != nil {
+		return fmt.Errorf("remove multipart upload %q: %w", upload, err)
+	}
+	parts, err := b.partsOf(ctx, upload)
+	if err != nil {
+		return err
+	}
+	for _, p := range append(parts, used...) {
+		if err := b.removeChunksOf(ctx, p.FilesID); err != nil {
+			return err
+		}
+	}
+	if _, err := b.parts().DeleteMany(ctx, bson.D{{Key: "upload", Value: upload}}); err != nil {
+		return fmt.Errorf("remove parts of %q: %w", upload, err)
+	}
+	return nil
+}
+
+// SweepMultipart aborts the uploads of this bucket started before
+// olderThan ago, and removes parts left by uploads that no longer exist
+// (a part that committed while its upload was aborted) once they are as
+// old. It returns how many uploads it aborted.
+func (b *Bucket) SweepMultipart(ctx context.Context, olderThan time.Duration) (int, error) {
+	cutoff := time.Now().Add(-olderThan)
+	cur, err := b.uploads().Find(ctx, bson.D{{Key: "bucket", Value: b.name}, {Key: "initiated", Value: bson.D{{Key: "$lt", Value: cutoff}}}})
+	if err != nil {
+		return 0, fmt.Errorf("sweep multipart uploads: %w", err)
+	}
+	var old []MultipartUpload
+	if err := cur.All(ctx, &old); err != nil {
+		return 0, fmt.Errorf("sweep multipart uploads: %w", err)
+	}
+	n := 0
+	for _, mu := range old {
+		if err := b.removeMultipart(ctx, mu.ID, nil); err != nil {
+			return n, err
+		}
+		n++
+	}
+	cur, err = b.parts().Find(ctx, bson.D{{Key: "bucket", Value: b.name}, {Key: "uploaded", Value: bson.D{{Key: "$lt", Value: cutoff}}}})
+	if err != nil {
+		return n, fmt.Errorf("sweep parts: %w", err)
+	}
+	var parts []Part
+	if err := cur.All(ctx, &parts); err != nil {
+		return n, fmt.Errorf("sweep parts: %w", err)
+	}
+	for _, p := range parts {
+		if _, err := b.Multipart(ctx, p.Upload); errors.Is(err, ErrUploadNotFound) {
+			b.removeChunksOf(ctx, p.FilesID)
+			b.parts().DeleteOne(ctx, bson.D{{Key: "_id", Value: p.Key}})
+		}
+	}
+	return n, nil
+}
+
+// multipartIDs are the files_ids whose chunks belong to multipart uploads
+// of this bucket in progress: their parts', and the files Complete is
+// making. The orphan sweeper must leave them alone.
+func (b *Bucket) multipartIDs(ctx context.Context) ([]bson.RawValue, error) {
+	var ids []bson.RawValue
+	collect := func(coll *mongo.Collection, field string) error {
+		cur, err := coll.Find(ctx, bson.D{{Key: "bucket", Value: b.name}}, options.Find().SetProjection(bson.D{{Key: field, Value: 1}}))
+		if err != nil {
+			return err
+		}
+		return eachRaw(ctx, cur, func(doc bson.Raw) error {
+			ids = append(ids, doc.Lookup(field))
+			return nil
+		})
+	}
+	if err := collect(b.uploads(), "fileId"); err != nil {
+		return nil, fmt.Errorf("list multipart uploads: %w", err)
+	}
+	if err := collect(b.parts(), "filesId"); err != nil {
+		return nil, fmt.Errorf("list multipart parts: %w", err)
+	}
+	return ids, nil
+}

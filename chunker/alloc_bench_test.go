@@ -1,0 +1,81 @@
+package chunker_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The allocation benchmarks report allocations and bytes per chunk of a
+// steady upload or download, the driver's included:
+//
+//	go test ./chunker -run XXX -bench AllocsPerChunk -benchmem
+const benchChunks = 64
+
+func BenchmarkWriterAllocsPerChunk(b *testing.B) {
+	chunks := mustChunks(b)
+	data := bytes.Repeat([]byte{7}, benchChunks*chunker.DefaultChunkSize)
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	pc := startPerChunk(b)
+	for i := 0; i < b.N; i++ {
+		w, err := chunker.NewWriter(ctx, chunks, bson.NewObjectID(), chunker.WriterOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.ReadFrom(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pc.report(b)
+}
+
+func BenchmarkReaderAllocsPerChunk(b *testing.B) {
+	chunks := mustChunks(b)
+	data := bytes.Repeat([]byte{7}, benchChunks*chunker.DefaultChunkSize)
+	f := mustWrite(b, chunks, bson.NewObjectID(), data, chunker.DefaultChunkSize)
+	ctx := context.Background()
+	buf := make([]byte, 32<<10) // io.Copy's size, as http.ServeContent reads
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	pc := startPerChunk(b)
+	for i := 0; i < b.N; i++ {
+		r, err := chunker.NewReader(ctx, chunks, f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, buf); err != nil || n != int64(len(data)) {
+			b.Fatalf("read %d bytes: %v", n, err)
+		}
+		r.Close()
+	}
+	pc.report(b)
+}
+
+// perChunk measures the allocations of the loop it wraps, per chunk.
+type perChunk struct{ before runtime.MemStats }
+
+func startPerChunk(b *testing.B) *perChunk {
+	p := &perChunk{}
+	runtime.ReadMemStats(&p.before)
+	b.ResetTimer()
+	return p
+}
+
+func (p *perChunk) report(b *testing.B) {
+	b.StopTimer()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	n := float64(b.N * benchChunks)
+	b.ReportMetric(float64(after.Mallocs-p.before.Mallocs)/n, "allocs/chunk")
+	b.ReportMetric(float64(after.TotalAlloc-p.before.TotalAlloc)/n, "B/chunk")
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package chunker
+
+const raceEnabled = false

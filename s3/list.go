@@ -1,0 +1,439 @@
+package s3
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+// maxListKeys is S3's page limit of the listings.
+const maxListKeys = 1000
+
+// bucketEpoch stands in for the creation date S3 lists for each bucket:
+// GridFS records none.
+var bucketEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (s *Server) listBuckets(req *request) error {
+	names, err := s.db.Names(req.r.Context())
+	if err != nil {
+		return err
+	}
+	res := listAllMyBucketsResult{Xmlns: xmlns, Owner: gridfsdOwner, Buckets: []bucketInfo{}}
+	for _, n := range names {
+		if s.canRead(req, n) {
+			res.Buckets = append(res.Buckets, bucketInfo{Name: n, CreationDate: timestamp(bucketEpoch)})
+		}
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+func (s *Server) createBucket(req *request) error {
+	ctx := req.r.Context()
+	io.Copy(io.Discard, io.LimitReader(req.r.Body, 1<<20)) // CreateBucketConfiguration: the region is ignored
+	if err := buckets.CheckBucketName(req.bucket); err != nil {
+		return err
+	}
+	found, err := s.db.Exists(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	if found {
+		return ErrBucketExists
+	}
+	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{}); err != nil {
+		return err
+	}
+	req.w.Header().Set("Location", "/"+req.bucket)
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) headBucket(req *request) error {
+	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
+		return err
+	}
+	req.w.Header().Set("x-amz-bucket-region", "us-east-1")
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) deleteBucket(req *request) error {
+	s.forgetBucket(req.bucket)
+	if err := s.db.Drop(req.r.Context(), req.bucket, false); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) bucketLocation(req *request) error {
+	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
+		return err
+	}
+	return s.writeXML(req, http.StatusOK, locationConstraint{Xmlns: xmlns})
+}
+
+// bucketVersioning answers that versioning is off: gridfsd keeps older
+// revisions as GridFS does, but S3's versioning switch does not apply.
+func (s *Server) bucketVersioning(req *request) error {
+	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
+		return err
+	}
+	return s.writeXML(req, http.StatusOK, versioningConfiguration{Xmlns: xmlns})
+}
+
+// entry is one element of a listing: all revisions of one key (oldest
+// first), or a common prefix.
+type entry struct {
+	revisions []*buckets.File
+	prefix    string
+}
+
+func (e entry) name() string {
+	if e.prefix != "" {
+		return e.prefix
+	}
+	return e.revisions[0].Filename
+}
+
+// walk calls fn for each key under prefix from from on (in byte order),
+// with the keys that share a delimiter-ended prefix rolled up into one
+// common prefix, until fn returns false. Each page is one indexed range
+// query; a rolled-up prefix is skipped with a new range query rather than
+// read through.
+func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, fn func(entry) bool) error {
+	q := buckets.Query{Prefix: prefix, From: from, Limit: buckets.MaxLimit}
+	var group []*buckets.File
+	lastPrefix := ""
+	flush := func() bool {
+		if len(group) == 0 {
+			return true
+		}
+		g := group
+		group = nil
+		return fn(entry{revisions: g})
+	}
+	for {
+		page, err := b.Find(ctx, q)
+		if err != nil {
+			return err
+		}
+		restart := false
+		for _, f := range page.Files {
+			if len(group) > 0 && f.Filename == group[0].Filename {
+				group = append(group, f)
+				continue
+			}
+			if !flush() {
+				return nil
+			}
+			if lastPrefix != "" && strings.HasPrefix(f.Filename, lastPrefix) {
+				continue
+			}
+			if delimiter != "" {
+				if i := strings.Index(f.Filename[len(prefix):], delimiter); i >= 0 {
+					cp := f.Filename[:len(prefix)+i+len(delimiter)]
+					lastPrefix = cp
+					if !fn(entry{prefix: cp}) {
+						return nil
+					}
+					if next, ok := after(cp); ok {
+						q.From, q.After, restart = next, "", true
+						break
+					}
+					continue
+				}
+			}
+			group = append(group, f)
+		}
+		if restart {
+			continue
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	flush()
+	return nil
+}
+
+// after returns the smallest string greater than every string that starts
+// with p, when one is easily made: p with its last byte incremented, kept
+// to ASCII so the query stays valid UTF-8.
+func after(p string) (string, bool) {
+	if p == "" || p[len(p)-1] >= 0x7e {
+		return "", false
+	}
+	return p[:len(p)-1] + string(p[len(p)-1]+1), true
+}
+
+// resume is where a listing continues after marker (a key or a common
+// prefix already returned).
+func resume(marker, prefix, delimiter string) string {
+	if marker == "" {
+		return ""
+	}
+	if delimiter != "" && strings.HasPrefix(marker, prefix) {
+		if i := strings.Index(marker[len(prefix):], delimiter); i >= 0 {
+			if next, ok := after(marker[:len(prefix)+i+len(delimiter)]); ok {
+				return next
+			}
+		}
+	}
+	return marker + "\x00"
+}
+
+func maxKeys(q url.Values, name string) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return maxListKeys, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, errorf(ErrInvalidArgument, "%s must be a non-negative integer", name)
+	}
+	return min(n, maxListKeys), nil
+}
+
+// encoder applies encoding-type=url to the names in a listing.
+type encoder bool
+
+func (e encoder) enc(s string) string {
+	if !e {
+		return s
+	}
+	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
+}
+
+// listing runs walk for a ListObjects page: up to max entries, and whether
+// more follow.
+func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, max int) (entries []entry, truncated bool, err error) {
+	err = walk(ctx, b, prefix, delimiter, from, func(e entry) bool {
+		if len(entries) == max {
+			truncated = true
+			return false
+		}
+		entries = append(entries, e)
+		return true
+	})
+	return entries, truncated, err
+}
+
+func (s *Server) objectsPage(req *request, from string, max int, enc encoder, res *listBucketResult) error {
+	ctx := req.r.Context()
+	q := req.r.URL.Query()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	prefix, delimiter := q.Get("prefix"), q.Get("delimiter")
+	res.Xmlns, res.Name, res.MaxKeys = xmlns, req.bucket, max
+	res.Prefix, res.Delimiter = enc.enc(prefix), enc.enc(delimiter)
+	if enc {
+		res.EncodingType = "url"
+	}
+	entries, truncated, err := listing(ctx, b, prefix, delimiter, from, max)
+	if err != nil {
+		return err
+	}
+	res.IsTruncated = truncated
+	res.Contents = []object{}
+	for _, e := range entries {
+		if e.prefix != "" {
+			res.CommonPrefixes = append(res.CommonPrefixes, commonPrefix{Prefix: enc.enc(e.prefix)})
+			continue
+		}
+		f := e.revisions[len(e.revisions)-1]
+		o := object{Key: enc.enc(f.Filename), LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD"}
+		if q.Get("fetch-owner") == "true" || q.Get("list-type") != "2" {
+			o.Owner = &gridfsdOwner
+		}
+		res.Contents = append(res.Contents, o)
+	}
+	if truncated && len(entries) > 0 {
+		last := entries[len(entries)-1].name()
+		res.NextMarker = last
+		res.NextContinue = base64.RawURLEncoding.EncodeToString([]byte(last))
+	}
+	return nil
+}
+
+func (s *Server) listObjectsV1(req *request) error {
+	q := req.r.URL.Query()
+	max, err := maxKeys(q, "max-keys")
+	if err != nil {
+		return err
+	}
+	enc := encoder(q.Get("encoding-type") == "url")
+	marker := q.Get("marker")
+	res := listBucketResult{Marker: new(string)}
+	*res.Marker = enc.enc(marker)
+	if err := s.objectsPage(req, resume(marker, q.Get("prefix"), q.Get("delimiter")), max, enc, &res); err != nil {
+		return err
+	}
+	res.NextContinue = ""
+	if q.Get("delimiter") == "" {
+		res.NextMarker = "" // S3 sends NextMarker only with a delimiter; clients use the last key
+	} else {
+		res.NextMarker = enc.enc(res.NextMarker)
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+func (s *Server) listObjectsV2(req *request) error {
+	q := req.r.URL.Query()
+	max, err := maxKeys(q, "max-keys")
+	if err != nil {
+		return err
+	}
+	enc := encoder(q.Get("encoding-type") == "url")
+	marker := q.Get("start-after")
+	res := listBucketResult{StartAfter: enc.enc(marker)}
+	if q.Has("continuation-token") {
+		tok := q.Get("continuation-token")
+		res.Continuation = &tok
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			return errorf(ErrInvalidArgument, "The continuation token provided is incorrect")
+		}
+		marker = string(raw)
+	}
+	if err := s.objectsPage(req, resume(marker, q.Get("prefix"), q.Get("delimiter")), max, enc, &res); err != nil {
+		return err
+	}
+	res.NextMarker = ""
+	n := len(res.Contents) + len(res.CommonPrefixes)
+	res.KeyCount = &n
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+// listVersions lists every revision of each key, newest first. Pages end
+// between keys; version-id-marker is accepted but paging is by key.
+func (s *Server) listVersions(req *request) error {
+	ctx := req.r.Context()
+	q := req.r.URL.Query()
+	max, err := maxKeys(q, "max-keys")
+	if err != nil {
+		return err
+	}
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	enc := encoder(q.Get("encoding-type") == "url")
+	prefix, delimiter, marker := q.Get("prefix"), q.Get("delimiter"), q.Get("key-marker")
+	res := listVersionsResult{Xmlns: xmlns, Name: req.bucket, Prefix: enc.enc(prefix), Delimiter: enc.enc(delimiter),
+		KeyMarker: enc.enc(marker), VersionIDMarker: q.Get("version-id-marker"), MaxKeys: max, Versions: []objectVersion{}}
+	if enc {
+		res.EncodingType = "url"
+	}
+	count := 0
+	var last string
+	err = walk(ctx, b, prefix, delimiter, resume(marker, prefix, delimiter), func(e entry) bool {
+		if count >= max {
+			res.IsTruncated = true
+			return false
+		}
+		last = e.name()
+		if e.prefix != "" {
+			res.CommonPrefixes = append(res.CommonPrefixes, commonPrefix{Prefix: enc.enc(e.prefix)})
+			count++
+			return true
+		}
+		for i := len(e.revisions) - 1; i >= 0; i-- {
+			f := e.revisions[i]
+			res.Versions = append(res.Versions, objectVersion{
+				XMLName: xml.Name{Local: "Version"},
+				Key:     enc.enc(f.Filename), VersionID: versionID(f.ID), IsLatest: i == len(e.revisions)-1,
+				LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: gridfsdOwner,
+			})
+			count++
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if res.IsTruncated {
+		res.NextKeyMarker = enc.enc(last)
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+// maxXMLBody bounds the XML request bodies (DeleteObjects, Complete).
+const maxXMLBody = 2 << 20
+
+// readXML reads a small XML request body, checking the payload hash and
+// Content-MD5 the client declared for it.
+func (s *Server) readXML(req *request, v any) error {
+	u, err := s.uploadBody(req)
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(u.body, maxXMLBody+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxXMLBody {
+		return errorf(ErrMalformedXML, "the XML body is larger than %d bytes", maxXMLBody)
+	}
+	if u.sha256 != "" && u.sha256 != sha256Hex(string(data)) {
+		return ErrSHA256Mismatch
+	}
+	if u.md5 != nil && string(u.md5) != string(md5Sum(data)) {
+		return ErrBadDigest
+	}
+	if err := xml.Unmarshal(data, v); err != nil {
+		return ErrMalformedXML
+	}
+	return nil
+}
+
+func (s *Server) deleteObjects(req *request) error {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	var d deleteRequest
+	if err := s.readXML(req, &d); err != nil {
+		return err
+	}
+	if len(d.Objects) > maxListKeys {
+		return errorf(ErrMalformedXML, "at most %d keys per request", maxListKeys)
+	}
+	res := deleteResult{Xmlns: xmlns}
+	for _, o := range d.Objects {
+		var err error
+		if o.VersionID != "" {
+			var f *buckets.File
+			if f, err = findObject(ctx, b, o.Key, o.VersionID); err == nil {
+				err = b.Delete(ctx, f.ID)
+			}
+		} else {
+			_, err = b.DeleteName(ctx, o.Key)
+		}
+		if err != nil && !errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, ErrNoSuchVersion) {
+			e, internal := toError(err)
+			if internal {
+				s.log.Error("s3: delete object", "request_id", req.id, "key", o.Key, "error", err)
+			}
+			res.Errors = append(res.Errors, deleteError{Key: o.Key, Code: e.Code, Message: e.Message})
+			continue
+		}
+		if !d.Quiet {
+			res.Deleted = append(res.Deleted, deletedObject{Key: o.Key, VersionID: o.VersionID})
+		}
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}

@@ -1,0 +1,183 @@
+package s3
+
+import (
+	"crypto/md5"
+	"net/http"
+	"strconv"
+
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+func md5Sum(b []byte) []byte {
+	s := md5.Sum(b)
+	return s[:]
+}
+
+// multipartOf returns the upload named by ?uploadId=, which must be one
+// of this bucket and key.
+func (s *Server) multipartOf(req *request) (*buckets.Bucket, *buckets.MultipartUpload, error) {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	mu, err := b.Multipart(ctx, req.r.URL.Query().Get("uploadId"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if mu.Filename != req.key {
+		return nil, nil, ErrNoSuchUpload
+	}
+	return b, mu, nil
+}
+
+func (s *Server) createMultipart(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	md, err := userMetadata(r.Header)
+	if err != nil {
+		return err
+	}
+	mu, err := b.CreateMultipart(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type")})
+	if err != nil {
+		return err
+	}
+	return s.writeXML(req, http.StatusOK, initiateMultipartResult{Xmlns: xmlns, Bucket: req.bucket, Key: req.key, UploadID: mu.ID})
+}
+
+func (s *Server) uploadPart(req *request) error {
+	ctx := req.r.Context()
+	n, err := strconv.Atoi(req.r.URL.Query().Get("partNumber"))
+	if err != nil || n < 1 || n > buckets.MaxPartNumber {
+		return errorf(ErrInvalidArgument, "Part number must be an integer between 1 and %d, inclusive", buckets.MaxPartNumber)
+	}
+	b, mu, err := s.multipartOf(req)
+	if err != nil {
+		return err
+	}
+	u, err := s.uploadBody(req)
+	if err != nil {
+		return err
+	}
+	pu, err := b.OpenPart(ctx, mu.ID, n)
+	if err != nil {
+		return err
+	}
+	if err := receive(pu, u); err != nil {
+		return err
+	}
+	part, err := pu.Commit()
+	if err != nil {
+		return err
+	}
+	req.w.Header().Set("ETag", `"`+part.MD5+`"`)
+	req.w.Header().Set("Content-Length", "0")
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) completeMultipart(req *request) error {
+	ctx := req.r.Context()
+	b, mu, err := s.multipartOf(req)
+	if err != nil {
+		return err
+	}
+	var c completeMultipartRequest
+	if err := s.readXML(req, &c); err != nil {
+		return err
+	}
+	list := make([]buckets.CompletedPart, len(c.Parts))
+	for i, p := range c.Parts {
+		list[i] = buckets.CompletedPart{Number: p.PartNumber, MD5: p.ETag}
+	}
+	if err := writePreconditions(ctx, b, req.key, req.r.Header); err != nil {
+		return err
+	}
+	f, err := b.CompleteMultipart(ctx, mu.ID, list)
+	if err != nil {
+		return err
+	}
+	req.w.Header().Set("x-amz-version-id", versionID(f.ID))
+	return s.writeXML(req, http.StatusOK, completeMultipartResult{
+		Xmlns: xmlns, Location: "/" + req.bucket + "/" + req.key, Bucket: req.bucket, Key: req.key, ETag: objectETag(f),
+	})
+}
+
+func (s *Server) abortMultipart(req *request) error {
+	b, mu, err := s.multipartOf(req)
+	if err != nil {
+		return err
+	}
+	if err := b.AbortMultipart(req.r.Context(), mu.ID); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) listParts(req *request) error {
+	q := req.r.URL.Query()
+	b, mu, err := s.multipartOf(req)
+	if err != nil {
+		return err
+	}
+	max, err := maxKeys(q, "max-parts")
+	if err != nil {
+		return err
+	}
+	marker, _ := strconv.Atoi(q.Get("part-number-marker"))
+	parts, err := b.ListParts(req.r.Context(), mu.ID)
+	if err != nil {
+		return err
+	}
+	res := listPartsResult{Xmlns: xmlns, Bucket: req.bucket, Key: req.key, UploadID: mu.ID, PartNumberMarker: marker,
+		MaxParts: max, StorageClass: "STANDARD", Initiator: gridfsdOwner, Owner: gridfsdOwner, Parts: []partInfo{}}
+	for _, p := range parts {
+		if p.Number <= marker {
+			continue
+		}
+		if len(res.Parts) == max {
+			res.IsTruncated = true
+			break
+		}
+		res.Parts = append(res.Parts, partInfo{PartNumber: p.Number, LastModified: timestamp(p.Uploaded), ETag: `"` + p.MD5 + `"`, Size: p.Size})
+		res.NextPartNumberMarker = p.Number
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+func (s *Server) listMultipartUploads(req *request) error {
+	ctx := req.r.Context()
+	q := req.r.URL.Query()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	max, err := maxKeys(q, "max-uploads")
+	if err != nil {
+		return err
+	}
+	list, err := b.ListMultipart(ctx, q.Get("prefix"))
+	if err != nil {
+		return err
+	}
+	res := listMultipartUploadsResult{Xmlns: xmlns, Bucket: req.bucket, KeyMarker: q.Get("key-marker"), UploadIDMarker: q.Get("upload-id-marker"),
+		Prefix: q.Get("prefix"), MaxUploads: max, Uploads: []uploadInfo{}}
+	keyMarker := q.Get("key-marker")
+	for _, mu := range list {
+		if keyMarker != "" && mu.Filename <= keyMarker {
+			continue
+		}
+		if len(res.Uploads) == max {
+			res.IsTruncated = true
+			break
+		}
+		res.Uploads = append(res.Uploads, uploadInfo{Key: mu.Filename, UploadID: mu.ID, Initiated: timestamp(mu.Initiated),
+			StorageClass: "STANDARD", Initiator: gridfsdOwner, Owner: gridfsdOwner})
+		res.NextKeyMarker, res.NextUploadIDMarker = mu.Filename, mu.ID
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}

@@ -1,0 +1,604 @@
+package s3
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+const metaPrefix = "x-amz-meta-"
+
+// objectETag is the quoted S3 ETag of a file. Files written through S3
+// carry theirs (the MD5 clients check, or the multipart form). Others get
+// a tag in the multipart form ("-1" suffix), which clients do not take for
+// an MD5 of the content and so never report as corrupt.
+func objectETag(f *buckets.File) string {
+	if f.S3ETag != "" {
+		return `"` + f.S3ETag + `"`
+	}
+	src := strings.ToLower(f.SHA256)
+	if _, err := hex.DecodeString(src); err != nil || len(src) != 64 {
+		sum := sha256.Sum256([]byte(buckets.FormatID(f.ID)))
+		src = hex.EncodeToString(sum[:])
+	}
+	return `"` + src[:32] + `-1"`
+}
+
+// versionID is the S3 version id of a file: its _id as 24 hex digits when
+// it is an ObjectID, else as Extended JSON.
+func versionID(id any) string {
+	if oid, ok := id.(bson.ObjectID); ok {
+		return oid.Hex()
+	}
+	return buckets.FormatID(id)
+}
+
+func parseVersionID(s string) (any, error) {
+	if len(s) == 24 {
+		if oid, err := bson.ObjectIDFromHex(s); err == nil {
+			return oid, nil
+		}
+	}
+	return buckets.ParseID(s)
+}
+
+// findObject returns the newest revision of key, or the revision whose
+// version id is version.
+func findObject(ctx context.Context, b *buckets.Bucket, key, version string) (*buckets.File, error) {
+	if version == "" {
+		return b.FindByName(ctx, key, -1)
+	}
+	id, err := parseVersionID(version)
+	if err != nil {
+		return nil, errorf(ErrInvalidArgument, "Invalid version id specified")
+	}
+	f, err := b.Stat(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if f.Filename != key {
+		return nil, ErrNoSuchVersion
+	}
+	return f, nil
+}
+
+// userMetadata collects the x-amz-meta-* headers into the files document's
+// metadata: lower-case field names (header names are case-insensitive),
+// string values, RFC 2047 encoded words decoded.
+func userMetadata(h http.Header) (bson.D, error) {
+	var md bson.D
+	for name, values := range h {
+		key, ok := strings.CutPrefix(strings.ToLower(name), metaPrefix)
+		if !ok {
+			continue
+		}
+		if key == "" || strings.HasPrefix(key, "$") || strings.ContainsAny(key, ".\x00") || !utf8.ValidString(key) {
+			return nil, errorf(ErrInvalidArgument, "metadata header %s: names may not be empty, start with $ or contain a dot", name)
+		}
+		value := strings.Join(values, ",")
+		if dec, err := new(mime.WordDecoder).DecodeHeader(value); err == nil {
+			value = dec
+		}
+		if !utf8.ValidString(value) {
+			return nil, errorf(ErrInvalidArgument, "metadata header %s is not valid UTF-8", name)
+		}
+		md = append(md, bson.E{Key: key, Value: value})
+	}
+	sort.Slice(md, func(i, j int) bool { return md[i].Key < md[j].Key })
+	return md, nil
+}
+
+// setObjectHeaders describes f in response headers, as GetObject and
+// HeadObject answer.
+func setObjectHeaders(h http.Header, f *buckets.File) {
+	h.Set("ETag", objectETag(f))
+	h.Set("Last-Modified", f.UploadDate.UTC().Format(http.TimeFormat))
+	ct := f.MediaType()
+	if ct == "" || strings.ContainsAny(ct, "\r\n\x00") {
+		ct = "binary/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("x-amz-version-id", versionID(f.ID))
+	if f.Metadata == nil {
+		return
+	}
+	elems, err := f.Metadata.Elements()
+	if err != nil {
+		return
+	}
+	for _, e := range elems {
+		key := strings.ToLower(e.Key())
+		if key == "contenttype" || !validHeaderName(key) {
+			continue
+		}
+		v := e.Value()
+		s, ok := v.StringValueOK()
+		if !ok {
+			s = v.String() // Extended JSON of other types
+		}
+		// Lower case as S3 sends them (Set would canonicalise the case,
+		// and SDKs keep the case they receive in the metadata keys).
+		h[metaPrefix+key] = []string{headerSafe(s)}
+	}
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// headerSafe keeps printable ASCII as is and encodes anything else as an
+// RFC 2047 word, so that no stored value can break the reply's headers.
+func headerSafe(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return mime.QEncoding.Encode("UTF-8", s)
+		}
+	}
+	return s
+}
+
+// etagMatches evaluates an If-Match or If-None-Match list against etag.
+func etagMatches(list, etag string) bool {
+	for _, t := range strings.Split(list, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag || `"`+t+`"` == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// readPreconditions evaluates S3's conditional GET headers (RFC 9110's
+// order): nil, ErrNotModified or ErrPreconditionFailed.
+func readPreconditions(h http.Header, etag string, modified time.Time) error {
+	modified = modified.Truncate(time.Second)
+	if im := h.Get("If-Match"); im != "" {
+		if !etagMatches(im, etag) {
+			return ErrPreconditionFailed
+		}
+	} else if t, err := http.ParseTime(h.Get("If-Unmodified-Since")); err == nil && modified.After(t) {
+		return ErrPreconditionFailed
+	}
+	if inm := h.Get("If-None-Match"); inm != "" {
+		if etagMatches(inm, etag) {
+			return ErrNotModified
+		}
+	} else if t, err := http.ParseTime(h.Get("If-Modified-Since")); err == nil && !modified.After(t) {
+		return ErrNotModified
+	}
+	return nil
+}
+
+// parseRange reads a single byte range as S3 does: "bytes=a-b", "bytes=a-"
+// or "bytes=-n". Anything else (several ranges, bad syntax) is ignored
+// and the whole object served; ok is false then.
+func parseRange(spec string, size int64) (start, length int64, ok bool, err error) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(spec), "bytes=")
+	if !found || strings.Contains(spec, ",") {
+		return 0, size, false, nil
+	}
+	a, b, found := strings.Cut(spec, "-")
+	if !found {
+		return 0, size, false, nil
+	}
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == "" {
+		n, perr := strconv.ParseInt(b, 10, 64)
+		if perr != nil || n < 0 {
+			return 0, size, false, nil
+		}
+		if n == 0 || size == 0 {
+			return 0, 0, false, ErrInvalidRange
+		}
+		n = min(n, size)
+		return size - n, n, true, nil
+	}
+	first, perr := strconv.ParseInt(a, 10, 64)
+	if perr != nil || first < 0 {
+		return 0, size, false, nil
+	}
+	last := size - 1
+	if b != "" {
+		if last, perr = strconv.ParseInt(b, 10, 64); perr != nil || last < first {
+			return 0, size, false, nil
+		}
+		last = min(last, size-1)
+	}
+	if first >= size {
+		return 0, 0, false, ErrInvalidRange
+	}
+	return first, last - first + 1, true, nil
+}
+
+// responseOverrides are the GetObject query parameters that set reply
+// headers, as presigned download links use them.
+var responseOverrides = map[string]string{
+	"response-content-type":        "Content-Type",
+	"response-content-language":    "Content-Language",
+	"response-expires":             "Expires",
+	"response-cache-control":       "Cache-Control",
+	"response-content-disposition": "Content-Disposition",
+	"response-content-encoding":    "Content-Encoding",
+}
+
+func (s *Server) getObject(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	f, err := findObject(ctx, b, req.key, r.URL.Query().Get("versionId"))
+	if err != nil {
+		return err
+	}
+	h := req.w.Header()
+	setObjectHeaders(h, f)
+	if err := readPreconditions(r.Header, objectETag(f), f.UploadDate); err != nil {
+		return err
+	}
+	for param, header := range responseOverrides {
+		if v := r.URL.Query().Get(param); v != "" {
+			h.Set(header, headerSafe(v))
+		}
+	}
+	start, length, partial, err := parseRange(r.Header.Get("Range"), f.Length)
+	if err != nil {
+		h.Set("Content-Range", fmt.Sprintf("bytes */%d", f.Length))
+		return err
+	}
+	h.Set("Content-Length", strconv.FormatInt(length, 10))
+	status := http.StatusOK
+	if partial {
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, f.Length))
+		status = http.StatusPartialContent
+	}
+	if r.Method == http.MethodHead {
+		req.w.WriteHeader(status)
+		return nil
+	}
+	dl, err := b.Open(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer dl.Close()
+	if _, err := dl.Seek(start, io.SeekStart); err != nil {
+		return err
+	}
+	req.w.WriteHeader(status)
+	if _, err := io.CopyN(req.w, dl, length); err != nil && ctx.Err() == nil {
+		s.log.Error("s3: send object", "request_id", req.id, "bucket", req.bucket, "error", err)
+	}
+	return nil
+}
+
+// upload is what an upload request says about its content.
+type upload struct {
+	body       io.Reader
+	sha256     string // hex SHA-256 the client declared, if any
+	md5        []byte // Content-MD5, if sent
+	decodedLen int64  // x-amz-decoded-content-length of aws-chunked bodies, else -1
+}
+
+// uploadBody decodes the request body of an upload: aws-chunked when the
+// payload says so, with the x-amz-checksum-* of the content checked
+// (header or trailer), bounded by MaxUploadSize.
+func (s *Server) uploadBody(req *request) (*upload, error) {
+	r := req.r
+	u := &upload{body: r.Body, decodedLen: -1}
+	if v := r.Header.Get("Content-MD5"); v != "" {
+		sum, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(sum) != 16 {
+			return nil, ErrInvalidDigest
+		}
+		u.md5 = sum
+	}
+	payload := r.Header.Get("X-Amz-Content-Sha256")
+	sig := req.sig
+	if sig != nil {
+		payload = sig.payload
+	} else {
+		sig = &signature{}
+	}
+	trailer := r.Header.Get("X-Amz-Trailer")
+	switch payload {
+	case streamingSigned, streamingSignedTrailer:
+		if req.sig == nil {
+			return nil, errorf(ErrAccessDenied, "a signed aws-chunked body needs a signed request")
+		}
+		if payload == streamingSigned {
+			trailer = ""
+		}
+		u.body = newChunkedReader(r.Body, sig, true, trailer)
+	case streamingUnsignedTrail:
+		u.body = newChunkedReader(r.Body, sig, false, trailer)
+	case "", unsignedPayload:
+	default:
+		if _, err := hex.DecodeString(payload); err != nil || len(payload) != 64 {
+			return nil, errorf(ErrInvalidArgument, "x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value")
+		}
+		u.sha256 = strings.ToLower(payload)
+	}
+	if strings.HasPrefix(payload, "STREAMING-") {
+		n, err := strconv.ParseInt(r.Header.Get("X-Amz-Decoded-Content-Length"), 10, 64)
+		if err == nil {
+			u.decodedLen = n
+		}
+		if trailer != "" && newChecksum(trailer) == nil {
+			return nil, errorf(ErrInvalidArgument, "unknown trailer %s", trailer)
+		}
+	}
+	if name, want := checksumHeader(r.Header); name != "" {
+		if h := newChecksum(name); h != nil {
+			u.body = &checksumReader{r: u.body, name: name, want: want, h: h}
+		}
+	}
+	if s.cfg.MaxUploadSize > 0 {
+		u.body = &limitedBody{r: u.body, left: s.cfg.MaxUploadSize}
+	}
+	return u, nil
+}
+
+// limitedBody fails with EntityTooLarge past its limit.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, ErrEntityTooLarge
+	}
+	return n, err
+}
+
+// contentWriter is an upload in progress, whole file or part.
+type contentWriter interface {
+	ReadFrom(io.Reader) (int64, error)
+	Length() int64
+	SHA256() []byte
+	MD5() []byte
+	Abort() error
+}
+
+// receive streams the upload's body into w and checks what the client
+// declared about it; on any failure it aborts w.
+func receive(w contentWriter, u *upload) error {
+	fail := func(err error) error {
+		w.Abort()
+		return err
+	}
+	if _, err := w.ReadFrom(u.body); err != nil {
+		return fail(err)
+	}
+	switch {
+	case u.decodedLen >= 0 && w.Length() != u.decodedLen:
+		return fail(ErrIncompleteBody)
+	case u.md5 != nil && string(u.md5) != string(w.MD5()):
+		return fail(ErrBadDigest)
+	case u.sha256 != "" && u.sha256 != hex.EncodeToString(w.SHA256()):
+		return fail(ErrSHA256Mismatch)
+	}
+	return nil
+}
+
+// writePreconditions checks S3's conditional writes: If-None-Match: * (the
+// key must not exist) and If-Match (its newest revision must carry that
+// ETag).
+func writePreconditions(ctx context.Context, b *buckets.Bucket, key string, h http.Header) error {
+	inm, im := h.Get("If-None-Match"), h.Get("If-Match")
+	if inm == "" && im == "" {
+		return nil
+	}
+	f, err := b.FindByName(ctx, key, -1)
+	missing := errors.Is(err, buckets.ErrFileNotFound)
+	if err != nil && !missing {
+		return err
+	}
+	if inm != "" && !missing && etagMatches(inm, objectETag(f)) {
+		return ErrPreconditionFailed
+	}
+	if im != "" {
+		if missing {
+			return ErrNoSuchKey
+		}
+		if !etagMatches(im, objectETag(f)) {
+			return ErrPreconditionFailed
+		}
+	}
+	return nil
+}
+
+func (s *Server) putObject(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	md, err := userMetadata(r.Header)
+	if err != nil {
+		return err
+	}
+	if err := writePreconditions(ctx, b, req.key, r.Header); err != nil {
+		return err
+	}
+	u, err := s.uploadBody(req)
+	if err != nil {
+		return err
+	}
+	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true})
+	if err != nil {
+		return err
+	}
+	if err := receive(up, u); err != nil {
+		return err
+	}
+	// Checked again: another client may have written the key meanwhile.
+	if err := writePreconditions(ctx, b, req.key, r.Header); err != nil {
+		up.Abort()
+		return err
+	}
+	f, err := up.Commit()
+	if err != nil {
+		return err
+	}
+	h := req.w.Header()
+	h.Set("ETag", objectETag(f))
+	h.Set("x-amz-version-id", versionID(f.ID))
+	h.Set("Content-Length", "0")
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) deleteObject(req *request) error {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	if v := req.r.URL.Query().Get("versionId"); v != "" {
+		f, err := findObject(ctx, b, req.key, v)
+		if err == nil {
+			err = b.Delete(ctx, f.ID)
+		}
+		if err != nil && !errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, ErrNoSuchVersion) {
+			return err
+		}
+		req.w.Header().Set("x-amz-version-id", v)
+	} else if _, err := b.DeleteName(ctx, req.key); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
+		return err
+	}
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// copySource parses x-amz-copy-source: "[/]bucket/key[?versionId=v]".
+func copySource(v string) (bucket, key, version string, err error) {
+	path, query, _ := strings.Cut(v, "?")
+	path, err = url.PathUnescape(path)
+	if err != nil {
+		return "", "", "", errorf(ErrInvalidArgument, "x-amz-copy-source is not URL-encoded correctly")
+	}
+	bucket, key, _ = strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if bucket == "" || key == "" {
+		return "", "", "", errorf(ErrInvalidArgument, "x-amz-copy-source must be bucket/key")
+	}
+	if query != "" {
+		q, perr := url.ParseQuery(query)
+		if perr != nil {
+			return "", "", "", errorf(ErrInvalidArgument, "x-amz-copy-source has a bad query")
+		}
+		version = q.Get("versionId")
+	}
+	return bucket, key, version, nil
+}
+
+func (s *Server) copyObject(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	srcBucket, srcKey, srcVersion, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return err
+	}
+	if err := s.allow(req, srcBucket, auth.Read); err != nil {
+		return err
+	}
+	sb, err := s.checkBucket(ctx, srcBucket)
+	if err != nil {
+		return err
+	}
+	f, err := findObject(ctx, sb, srcKey, srcVersion)
+	if err != nil {
+		return err
+	}
+	cond := http.Header{}
+	for _, k := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
+		if v := r.Header.Get("X-Amz-Copy-Source-" + k); v != "" {
+			cond.Set(k, v)
+		}
+	}
+	if err := readPreconditions(cond, objectETag(f), f.UploadDate); err != nil {
+		return ErrPreconditionFailed
+	}
+	opts := buckets.UploadOptions{MD5: true}
+	replace := strings.EqualFold(r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE")
+	if replace {
+		if opts.Metadata, err = userMetadata(r.Header); err != nil {
+			return err
+		}
+		opts.ContentType = r.Header.Get("Content-Type")
+	} else {
+		if srcBucket == req.bucket && srcKey == req.key && srcVersion == "" {
+			return errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+		}
+		if f.Metadata != nil {
+			var md bson.D
+			if err := bson.Unmarshal(f.Metadata, &md); err != nil {
+				return err
+			}
+			opts.Metadata = md
+		}
+		opts.ContentType = f.MediaType()
+	}
+	db, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	if err := writePreconditions(ctx, db, req.key, r.Header); err != nil {
+		return err
+	}
+	dl, err := sb.Open(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer dl.Close()
+	up, err := db.OpenUpload(ctx, req.key, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := up.ReadFrom(dl); err != nil {
+		up.Abort()
+		return err
+	}
+	nf, err := up.Commit()
+	if err != nil {
+		return err
+	}
+	req.w.Header().Set("x-amz-version-id", versionID(nf.ID))
+	if srcVersion != "" {
+		req.w.Header().Set("x-amz-copy-source-version-id", srcVersion)
+	}
+	return s.writeXML(req, http.StatusOK, copyObjectResult{LastModified: timestamp(nf.UploadDate), ETag: objectETag(nf)})
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,0 +1,126 @@
+package s3
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/gridfsd/gridfsd/auth"
+)
+
+// unsupported are the sub-resources S3 knows and gridfsd does not serve;
+// they answer NotImplemented rather than being taken for plain requests.
+var unsupported = []string{
+	"acl", "policy", "cors", "lifecycle", "tagging", "website", "logging", "notification",
+	"replication", "encryption", "object-lock", "retention", "legal-hold", "accelerate",
+	"requestPayment", "analytics", "inventory", "metrics", "intelligent-tiering",
+	"ownershipControls", "publicAccessBlock", "torrent", "restore", "select", "attributes",
+}
+
+// route dispatches a request by method, path shape and query to its
+// operation, after checking that the caller may perform it.
+func (s *Server) route(req *request) error {
+	r := req.r
+	q := r.URL.Query()
+	if req.bucket == "" {
+		req.op = "ListBuckets"
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return ErrMethodNotAllowed
+		}
+		return s.listBuckets(req)
+	}
+	for _, sub := range unsupported {
+		if q.Has(sub) {
+			req.op = "Unsupported"
+			return errorf(ErrNotImplemented, "the ?%s sub-resource is not supported by gridfsd", sub)
+		}
+	}
+	if req.key == "" {
+		return s.routeBucket(req, q)
+	}
+	return s.routeObject(req, q)
+}
+
+func (s *Server) routeBucket(req *request, q url.Values) error {
+	op := func(name string, need auth.Access, fn func(*request) error) error {
+		req.op = name
+		if err := s.allow(req, req.bucket, need); err != nil {
+			return err
+		}
+		return fn(req)
+	}
+	switch req.r.Method {
+	case http.MethodPut:
+		if q.Has("versioning") {
+			return op("PutBucketVersioning", auth.Admin, func(*request) error { return ErrNotImplemented })
+		}
+		return op("CreateBucket", auth.Admin, s.createBucket)
+	case http.MethodHead:
+		return op("HeadBucket", auth.Read, s.headBucket)
+	case http.MethodDelete:
+		return op("DeleteBucket", auth.Admin, s.deleteBucket)
+	case http.MethodPost:
+		if q.Has("delete") {
+			return op("DeleteObjects", auth.Write, s.deleteObjects)
+		}
+	case http.MethodGet:
+		switch {
+		case q.Has("location"):
+			return op("GetBucketLocation", auth.Read, s.bucketLocation)
+		case q.Has("versioning"):
+			return op("GetBucketVersioning", auth.Read, s.bucketVersioning)
+		case q.Has("versions"):
+			return op("ListObjectVersions", auth.Read, s.listVersions)
+		case q.Has("uploads"):
+			return op("ListMultipartUploads", auth.Read, s.listMultipartUploads)
+		case q.Get("list-type") == "2":
+			return op("ListObjectsV2", auth.Read, s.listObjectsV2)
+		default:
+			return op("ListObjects", auth.Read, s.listObjectsV1)
+		}
+	}
+	return ErrMethodNotAllowed
+}
+
+func (s *Server) routeObject(req *request, q url.Values) error {
+	op := func(name string, need auth.Access, fn func(*request) error) error {
+		req.op = name
+		if err := s.allow(req, req.bucket, need); err != nil {
+			return err
+		}
+		return fn(req)
+	}
+	r := req.r
+	switch r.Method {
+	case http.MethodGet:
+		if q.Has("uploadId") {
+			return op("ListParts", auth.Read, s.listParts)
+		}
+		return op("GetObject", auth.Read, s.getObject)
+	case http.MethodHead:
+		return op("HeadObject", auth.Read, s.getObject)
+	case http.MethodPut:
+		switch {
+		case q.Has("uploadId") && r.Header.Get("X-Amz-Copy-Source") != "":
+			req.op = "UploadPartCopy"
+			return errorf(ErrNotImplemented, "UploadPartCopy is not supported by gridfsd")
+		case q.Has("uploadId"):
+			return op("UploadPart", auth.Write, s.uploadPart)
+		case r.Header.Get("X-Amz-Copy-Source") != "":
+			return op("CopyObject", auth.Write, s.copyObject)
+		}
+		return op("PutObject", auth.Write, s.putObject)
+	case http.MethodDelete:
+		if q.Has("uploadId") {
+			return op("AbortMultipartUpload", auth.Write, s.abortMultipart)
+		}
+		return op("DeleteObject", auth.Write, s.deleteObject)
+	case http.MethodPost:
+		switch {
+		case q.Has("uploads"):
+			return op("CreateMultipartUpload", auth.Write, s.createMultipart)
+		case q.Has("uploadId"):
+			return op("CompleteMultipartUpload", auth.Write, s.completeMultipart)
+		}
+	}
+	return ErrMethodNotAllowed
+}

@@ -1,0 +1,386 @@
+// Package s3 is gridfsd's second front door: a subset of the Amazon S3
+// REST API (path-style) over the GridFS buckets of package buckets, so that
+// awscli, rclone, s3cmd, boto3 and the AWS SDKs read and write GridFS. A
+// GridFS bucket is an S3 bucket, a filename an object key; the newest
+// revision is the object and older revisions are its versions.
+//
+// It checks AWS Signature Version 4 (header, presigned URL and the
+// aws-chunked streaming variants) with a token's name as the access key id
+// and its secret as the secret key, and applies the same access levels as
+// the HTTP API through package auth.
+package s3
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config configures a Server. DB and Auth are required.
+type Config struct {
+	DB     *buckets.DB
+	Auth   *auth.Authorizer
+	Logger *slog.Logger
+	// Registerer receives the S3 metrics (the HTTP gateway's registry, so
+	// that its /metrics shows both doors); nil registers nowhere.
+	Registerer prometheus.Registerer
+	// MaxUploadSize bounds PutObject bodies and parts; 0 means no limit.
+	MaxUploadSize int64
+	// MultipartExpiry is the age after which the sweeper aborts a multipart
+	// upload nobody completed; 0 means DefaultMultipartExpiry.
+	MultipartExpiry time.Duration
+	// ReadHeaderTimeout, IdleTimeout and ShutdownTimeout as for the HTTP
+	// gateway; zero values get its defaults.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	// TLSCertFile and TLSKeyFile, when set, serve HTTPS.
+	TLSCertFile, TLSKeyFile string
+}
+
+// DefaultMultipartExpiry is how long an unfinished multipart upload lives.
+const DefaultMultipartExpiry = 24 * time.Hour
+
+func (c *Config) validate() error {
+	if c.DB == nil || c.Auth == nil {
+		return errors.New("s3: Config needs DB and Auth")
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.MultipartExpiry <= 0 {
+		c.MultipartExpiry = DefaultMultipartExpiry
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = 10 * time.Second
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 120 * time.Second
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = 30 * time.Second
+	}
+	return nil
+}
+
+// Server serves the S3 API. It is an http.Handler.
+type Server struct {
+	cfg     Config
+	db      *buckets.DB
+	auth    *auth.Authorizer
+	log     *slog.Logger
+	metrics *metrics
+
+	mu     sync.Mutex
+	exists map[string]time.Time // buckets known to exist, and when that was checked
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, db: cfg.DB, auth: cfg.Auth, log: cfg.Logger, metrics: m, exists: map[string]time.Time{}}, nil
+}
+
+// Serve answers S3 requests on ln until ctx is cancelled, then lets the
+// requests in flight finish for up to ShutdownTimeout. It also runs the
+// sweeper of abandoned multipart uploads.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	go s.runSweeper(sweepCtx)
+	errc := make(chan error, 1)
+	go func() {
+		if s.cfg.TLSCertFile != "" {
+			errc <- srv.ServeTLS(ln, s.cfg.TLSCertFile, s.cfg.TLSKeyFile)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("s3: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	return nil
+}
+
+// runSweeper aborts multipart uploads older than MultipartExpiry, at a
+// quarter of that interval (at most hourly).
+func (s *Server) runSweeper(ctx context.Context) {
+	every := min(s.cfg.MultipartExpiry/4, time.Hour)
+	t := time.NewTicker(max(every, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.SweepMultipart(ctx)
+		}
+	}
+}
+
+// SweepMultipart aborts, in every bucket, the multipart uploads older than
+// MultipartExpiry and returns how many.
+func (s *Server) SweepMultipart(ctx context.Context) int {
+	names, err := s.db.Names(ctx)
+	if err != nil {
+		s.log.Warn("s3: sweep multipart uploads", "error", err)
+		return 0
+	}
+	total := 0
+	for _, name := range names {
+		b, err := s.db.Bucket(ctx, name)
+		if err != nil {
+			continue
+		}
+		n, err := b.SweepMultipart(ctx, s.cfg.MultipartExpiry)
+		total += n
+		if err != nil {
+			s.log.Warn("s3: sweep multipart uploads", "bucket", name, "error", err)
+		}
+	}
+	if total > 0 {
+		s.log.Info("s3: aborted abandoned multipart uploads", "uploads", total)
+	}
+	return total
+}
+
+// request is one S3 request being served.
+type request struct {
+	w      *responseWriter
+	r      *http.Request
+	id     string
+	sig    *signature // nil when unsigned
+	bucket string
+	key    string
+	op     string // S3 operation name, for logs and metrics
+}
+
+// ServeHTTP serves one S3 request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &responseWriter{ResponseWriter: w}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	req := &request{w: rw, r: r, id: strings.ToUpper(hex.EncodeToString(rnd[:])), op: "Unknown"}
+	rw.Header().Set("x-amz-request-id", req.id)
+	rw.Header().Set("Server", "gridfsd")
+	body := &countingReader{r: r.Body}
+	r.Body = body
+
+	err := s.serve(req)
+	if err != nil {
+		s.writeError(req, err)
+	}
+	s.metrics.observe(req.op, r.Method, rw.status(), body.n, rw.n, time.Since(start))
+	attrs := []any{"request_id", req.id, "op", req.op, "method", r.Method, "bucket", req.bucket, "status", rw.status(),
+		"bytes_in", body.n, "bytes_out", rw.n, "duration", time.Since(start).Round(time.Microsecond).String(), "remote", r.RemoteAddr}
+	if req.sig != nil {
+		attrs = append(attrs, "access_key", req.sig.accessKey)
+	}
+	s.log.Info("s3 request", attrs...)
+}
+
+func (s *Server) serve(req *request) error {
+	r := req.r
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	req.bucket, req.key, _ = strings.Cut(path, "/")
+	if isSigned(r) {
+		var keys secrets
+		if s.auth.Enabled() {
+			keys = s.auth
+		}
+		sig, err := verifySignature(r, keys, time.Now())
+		if err != nil {
+			return err
+		}
+		req.sig = sig
+	}
+	return s.route(req)
+}
+
+// allow checks that the request may act with need on bucket ("" for the
+// bucket list).
+func (s *Server) allow(req *request, bucket string, need auth.Access) error {
+	if !s.auth.Enabled() {
+		return nil
+	}
+	if req.sig == nil {
+		if need == auth.Read && s.auth.AnonymousRead(bucket) {
+			return nil
+		}
+		return errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)")
+	}
+	if got := s.auth.TokenAccess(req.sig.accessKey, bucket); got < need {
+		return errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", req.sig.accessKey, got, bucket, need)
+	}
+	return nil
+}
+
+// canRead reports whether the request may read bucket; for ListBuckets.
+func (s *Server) canRead(req *request, bucket string) bool {
+	return s.allow(req, bucket, auth.Read) == nil
+}
+
+func (s *Server) writeError(req *request, err error) {
+	e, internal := toError(err)
+	if internal {
+		s.log.Error("s3 request failed", "request_id", req.id, "op", req.op, "bucket", req.bucket, "error", err)
+	}
+	if req.w.wrote {
+		return // too late for an error document: the body has started
+	}
+	h := req.w.Header()
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "Content-Disposition", "Content-Encoding"} {
+		h.Del(k)
+	}
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), metaPrefix) {
+			h.Del(k)
+		}
+	}
+	if e.Status == http.StatusNotModified || req.r.Method == http.MethodHead {
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		req.w.WriteHeader(e.Status)
+		return
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = e.Code
+	}
+	resource := req.r.URL.Path
+	s.writeXML(req, e.Status, errorDoc{Code: e.Code, Message: msg, Resource: resource, RequestID: req.id})
+}
+
+// writeXML sends v as an S3 XML document.
+func (s *Server) writeXML(req *request, status int, v any) error {
+	out, err := xml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %T: %w", v, err)
+	}
+	h := req.w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Del("Content-Length")
+	req.w.WriteHeader(status)
+	io.WriteString(req.w, xml.Header)
+	req.w.Write(out)
+	return nil
+}
+
+// responseWriter records the status and counts the body bytes.
+type responseWriter struct {
+	http.ResponseWriter
+	code  int
+	n     int64
+	wrote bool // body bytes sent
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	w.wrote = true
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *responseWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+type countingReader struct {
+	r io.ReadCloser
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.r.Close() }
+
+// bucketExistsTTL is how long a bucket seen to exist is trusted to.
+const bucketExistsTTL = 5 * time.Second
+
+// checkBucket returns the bucket, or NoSuchBucket when it does not exist.
+// Existence costs a listCollections, so a positive answer is remembered
+// for bucketExistsTTL.
+func (s *Server) checkBucket(ctx context.Context, name string) (*buckets.Bucket, error) {
+	b, err := s.db.Bucket(ctx, name)
+	if err != nil {
+		if errors.Is(err, buckets.ErrInvalidBucketName) {
+			return nil, ErrNoSuchBucket
+		}
+		return nil, err
+	}
+	s.mu.Lock()
+	at, ok := s.exists[name]
+	s.mu.Unlock()
+	if ok && time.Since(at) < bucketExistsTTL {
+		return b, nil
+	}
+	found, err := s.db.Exists(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNoSuchBucket
+	}
+	s.mu.Lock()
+	s.exists[name] = time.Now()
+	s.mu.Unlock()
+	return b, nil
+}
+
+func (s *Server) forgetBucket(name string) {
+	s.mu.Lock()
+	delete(s.exists, name)
+	s.mu.Unlock()
+}

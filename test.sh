@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The project's test command (README "Test", called by .ci/run): on a machine
+# with only Go it installs the Debian packages the suites need, checks gofmt
+# and go vet, then runs every test. Extra arguments go to `go test`.
+#
+# What needs which package: tests/browser drives headless Chromium (fonts for
+# stable screenshots); tests/interop_python_test.go uses PyMongo's gridfs;
+# the S3 real-client tests use awscli, rclone, s3cmd and boto3.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+have_py() { python3 -c "import $1" 2>/dev/null || /usr/bin/python3 -c "import $1" 2>/dev/null; }
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+have_py gridfs || missing+=(python3-pymongo python3-gridfs)
+[ -x /usr/bin/aws ] || missing+=(awscli)
+command -v rclone >/dev/null 2>&1 || missing+=(rclone)
+command -v s3cmd >/dev/null 2>&1 || missing+=(s3cmd)
+have_py boto3 || missing+=(python3-boto3)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test.sh: installing ${missing[*]} (apt-get)"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+go version
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"
+  echo "$unformatted"
+  exit 1
+fi
+go vet ./...
+go test "$@" ./...
