@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/FerretDB/FerretDB/ferretdb"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/ferretdb"
 )
 
 // Store is a running embedded FerretDB.
