@@ -39,15 +39,8 @@ type Config struct {
 	// Logger to use; if nil, `slog.Default()` is used.
 	Logger *slog.Logger
 
-	// Handler to use; one of `postgresql` or `sqlite`.
+	// Handler to use; only `sqlite` is kept in this fork.
 	Handler string
-
-	// PostgreSQL connection string for `postgresql` handler.
-	// See:
-	//   - https://pkg.go.dev/github.com/jackc/pgx/v5/pgxpool#ParseConfig
-	//   - https://pkg.go.dev/github.com/jackc/pgx/v5#ParseConfig
-	//   - https://pkg.go.dev/github.com/jackc/pgx/v5/pgconn#ParseConfig
-	PostgreSQLURL string // For example: `postgres://hostname:5432/ferretdb`.
 
 	// SQLite URI (directory) for `sqlite` handler.
 	// See https://www.sqlite.org/uri.html.
@@ -124,8 +117,6 @@ func New(config *Config) (*FerretDB, error) {
 		ConnMetrics:   metrics.ConnMetrics,
 		StateProvider: sp,
 		TCPHost:       config.Listener.TCP,
-
-		PostgreSQLURL: config.PostgreSQLURL,
 
 		SQLiteURL: config.SQLiteURL,
 

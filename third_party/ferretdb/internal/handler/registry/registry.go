@@ -51,17 +51,8 @@ type NewHandlerOpts struct {
 	SetupPassword password.Password
 	SetupTimeout  time.Duration
 
-	// for `postgresql` handler
-	PostgreSQLURL string
-
 	// for `sqlite` handler
 	SQLiteURL string
-
-	// for `hana` handler
-	HANAURL string
-
-	// for `mysql` handler
-	MySQLURL string
 
 	TestOpts
 
@@ -88,11 +79,6 @@ func NewHandler(name string, opts *NewHandlerOpts) (*handler.Handler, CloseBacke
 		return nil, nil, fmt.Errorf("opts is nil")
 	}
 
-	// handle deprecated variant
-	if name == "pg" {
-		name = "postgresql"
-	}
-
 	newHandler := registry[name]
 	if newHandler == nil {
 		return nil, nil, fmt.Errorf("unknown handler %q", name)
@@ -106,7 +92,7 @@ func Handlers() []string {
 	res := make([]string, 0, len(registry))
 
 	// double check registered names and return them in the right order
-	for _, h := range []string{"postgresql", "sqlite", "hana", "mysql"} {
+	for _, h := range []string{"sqlite"} {
 		if _, ok := registry[h]; !ok {
 			continue
 		}
