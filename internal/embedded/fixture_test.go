@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -124,5 +125,23 @@ func TestReleaseDataDirOpens(t *testing.T) {
 	}
 	defer s.Close()
 	db := connect(t, s).Database("test")
-	checkFixtureFiles(t, db, readManifest(t, "v1-release"))
+	files := readManifest(t, "v1-release")
+	checkFixtureFiles(t, db, files)
+
+	// the upgraded indexes serve GridFS's queries in every bucket
+	seen := map[string]bool{}
+	for _, ff := range files {
+		if seen[ff.bucket] {
+			continue
+		}
+		seen[ff.bucket] = true
+		var doc struct {
+			ID       any    `bson:"_id"`
+			Filename string `bson:"filename"`
+		}
+		if err := db.Collection(ff.bucket+".files").FindOne(context.Background(), bson.D{}).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		gridFSQueries(t, db, ff.bucket, doc.ID, doc.Filename)
+	}
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// SQLite URI (directory) for `sqlite` handler.
 	// See https://www.sqlite.org/uri.html.
 	SQLiteURL string // For example: `file:data/`.
+
+	// DisablePushdown makes the handler filter and sort every query itself, reading whole collections:
+	// the reference the tests compare the index pushdown with (gridfsd patch, PATCHES.md "pushdown switch").
+	DisablePushdown bool
 }
 
 // ListenerConfig represents listener configuration.
@@ -121,6 +125,7 @@ func New(config *Config) (*FerretDB, error) {
 		SQLiteURL: config.SQLiteURL,
 
 		TestOpts: registry.TestOpts{
+			DisablePushdown:         config.DisablePushdown,
 			CappedCleanupPercentage: 10,
 			BatchSize:               100,
 		},

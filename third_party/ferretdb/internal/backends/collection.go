@@ -81,11 +81,18 @@ type QueryParams struct {
 
 	OnlyRecordIDs bool
 	Comment       string
+
+	// FieldSort is the find command's sort when it is one ascending field (gridfsd patch, PATCHES.md
+	// "index pushdown"). The backend may apply it; it says so in QueryResult.Sorted.
+	FieldSort *types.Document
 }
 
 // QueryResult represents the results of Collection.Query method.
 type QueryResult struct {
 	Iter types.DocumentsIterator
+
+	// Sorted is true when Iter returns the documents in FieldSort's order.
+	Sorted bool
 }
 
 // Query executes a query against the collection.
@@ -136,6 +143,9 @@ type ExplainParams struct {
 	Filter *types.Document
 	Sort   *types.Document
 	Limit  int64
+
+	// FieldSort is as in QueryParams (gridfsd patch, PATCHES.md "index pushdown").
+	FieldSort *types.Document
 }
 
 // ExplainResult represents the results of Collection.Explain method.

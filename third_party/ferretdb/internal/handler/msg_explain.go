@@ -94,7 +94,8 @@ func (h *Handler) MsgExplain(connCtx context.Context, msg *wire.OpMsg) (*wire.Op
 		qp.Filter = params.Filter
 	}
 
-	if !h.EnableNestedPushdown && params.Filter != nil {
+	// gridfsd patch (PATCHES.md, "pushdown switch"): upstream pushed the filter down even when disabled
+	if !h.DisablePushdown && !h.EnableNestedPushdown && params.Filter != nil {
 		qp.Filter = params.Filter.DeepCopy()
 
 		for _, k := range qp.Filter.Keys() {
@@ -152,6 +153,13 @@ func (h *Handler) MsgExplain(connCtx context.Context, msg *wire.OpMsg) (*wire.Op
 		}
 
 		qp.Sort = params.Sort
+	}
+
+	// gridfsd patch (PATCHES.md, "index pushdown"): as in find
+	if !h.DisablePushdown && params.Sort.Len() == 1 && params.Sort.Keys()[0] != "$natural" {
+		if v, _ := params.Sort.Get(params.Sort.Keys()[0]); v == int64(1) {
+			qp.FieldSort = params.Sort
+		}
 	}
 
 	// Limit pushdown is not applied if:

@@ -130,7 +130,7 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 	// closer accumulates all things that should be closed / canceled.
 	closer := iterator.NewMultiCloser(iterator.CloserFunc(cancel))
 
-	iter, err := h.makeFindIter(queryRes.Iter, closer, params)
+	iter, err := h.makeFindIter(queryRes.Iter, closer, params, queryRes.Sorted)
 	if err != nil {
 		return nil, handleMaxTimeMSError(err, params.MaxTimeMS, "find")
 	}
@@ -227,7 +227,8 @@ func (h *Handler) makeFindQueryParams(ctx context.Context, params *common.FindPa
 		qp.Filter = params.Filter
 	}
 
-	if !h.EnableNestedPushdown && params.Filter != nil {
+	// gridfsd patch (PATCHES.md, "pushdown switch"): upstream pushed the filter down even when disabled
+	if !h.DisablePushdown && !h.EnableNestedPushdown && params.Filter != nil {
 		qp.Filter = params.Filter.DeepCopy()
 
 		for _, k := range qp.Filter.Keys() {
@@ -274,6 +275,13 @@ func (h *Handler) makeFindQueryParams(ctx context.Context, params *common.FindPa
 		qp.Sort = params.Sort
 	}
 
+	// gridfsd patch (PATCHES.md, "index pushdown"): one ascending field may be sorted through an index
+	if !h.DisablePushdown && params.Sort.Len() == 1 && params.Sort.Keys()[0] != "$natural" {
+		if v, _ := params.Sort.Get(params.Sort.Keys()[0]); v == int64(1) {
+			qp.FieldSort = params.Sort
+		}
+	}
+
 	// Limit pushdown is not applied if:
 	//  - pushdown is disabled;
 	//  - `filter` is set, it must fetch all documents to filter them in memory;
@@ -294,13 +302,21 @@ func (h *Handler) makeFindQueryParams(ctx context.Context, params *common.FindPa
 // All iterators, including the initial one, are added to the passed closer,
 // and the returned iterator is wrapped with it.
 //
+// sorted is true when the backend returned the documents in params.Sort's order already
+// (gridfsd patch, PATCHES.md "index pushdown"): the handler then streams them instead of sorting.
+//
 //nolint:lll // for readability
-func (h *Handler) makeFindIter(iter types.DocumentsIterator, closer *iterator.MultiCloser, params *common.FindParams) (types.DocumentsIterator, error) {
+func (h *Handler) makeFindIter(iter types.DocumentsIterator, closer *iterator.MultiCloser, params *common.FindParams, sorted bool) (types.DocumentsIterator, error) {
 	closer.Add(iter)
 
 	iter = common.FilterIterator(iter, closer, params.Filter)
 
-	iter, err := common.SortIterator(iter, closer, params.Sort)
+	sort := params.Sort
+	if sorted {
+		sort = nil
+	}
+
+	iter, err := common.SortIterator(iter, closer, sort)
 	if err != nil {
 		closer.Close()
 

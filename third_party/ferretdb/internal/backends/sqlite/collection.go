@@ -67,22 +67,27 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 
 	q := prepareSelectClause(meta.TableName, params.Comment, meta.Capped(), params.OnlyRecordIDs)
 
-	var whereClause string
-	var args []any
-
-	// that logic should exist in one place
-	// TODO https://github.com/FerretDB/FerretDB/issues/3235
-	if params.Filter.Len() == 1 {
-		v, _ := params.Filter.Get("_id")
-		switch v.(type) {
-		case string, types.ObjectID:
-			whereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)
-			args = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}
-		}
+	// gridfsd patch (PATCHES.md, "index pushdown"): upstream pushed down a lone _id equality only,
+	// with an expression no index matched
+	pd, err := c.pushdown(ctx, db, meta, params.Filter, params.Sort, params.FieldSort)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
 	}
 
-	q += whereClause
-	q += prepareOrderByClause(params.Sort)
+	var args []any
+	var sorted bool
+
+	if pd != nil {
+		q += pd.where
+		args = pd.args
+		sorted = pd.sorted
+	}
+
+	if sorted {
+		q += pd.orderBy
+	} else {
+		q += prepareOrderByClause(params.Sort)
+	}
 
 	if params.Limit != 0 {
 		q += ` LIMIT ?`
@@ -95,8 +100,30 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 	}
 
 	return &backends.QueryResult{
-		Iter: newQueryIterator(ctx, rows, params.OnlyRecordIDs),
+		Iter:   newQueryIterator(ctx, rows, params.OnlyRecordIDs),
+		Sorted: sorted,
 	}, nil
+}
+
+// pushdown returns the part of the query SQLite answers through an index, or nil
+// (gridfsd patch, PATCHES.md "index pushdown").
+func (c *collection) pushdown(ctx context.Context, db *fsql.DB, meta *metadata.Collection, filter, natural, sort *types.Document) (*pushdown, error) { //nolint:lll // for readability
+	if natural.Len() != 0 {
+		// $natural order is the record id's; the filter may still use an index
+		sort = nil
+	}
+
+	pd := preparePushdown(meta, filter, sort)
+	if pd == nil {
+		return nil, nil
+	}
+
+	ok, err := pd.guardsPass(ctx, db, meta.TableName)
+	if err != nil || !ok {
+		return nil, err
+	}
+
+	return pd, nil
 }
 
 // InsertAll implements backends.Collection interface.
@@ -170,9 +197,15 @@ func (c *collection) UpdateAll(ctx context.Context, params *backends.UpdateAllPa
 			id, _ := doc.Get("_id")
 			must.NotBeZero(id)
 
-			arg := string(must.NotFail(sjson.MarshalSingleValue(id)))
+			q, args := q, []any{string(b), string(must.NotFail(sjson.MarshalSingleValue(id)))}
 
-			r, err := tx.ExecContext(ctx, q, string(b), arg)
+			// gridfsd patch (PATCHES.md, "index pushdown"): through the _id index
+			if where, idArgs, ok := idsWhere([]any{id}); ok {
+				q = fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s`, meta.TableName, metadata.DefaultColumn, where)
+				args = append([]any{string(b)}, idArgs...)
+			}
+
+			r, err := tx.ExecContext(ctx, q, args...)
 			if err != nil {
 				return lazyerrors.Error(err)
 			}
@@ -236,6 +269,13 @@ func (c *collection) DeleteAll(ctx context.Context, params *backends.DeleteAllPa
 
 	q := fmt.Sprintf(`DELETE FROM %q WHERE %s IN (%s)`, meta.TableName, column, strings.Join(placeholders, ", "))
 
+	// gridfsd patch (PATCHES.md, "index pushdown"): through the _id index
+	if params.RecordIDs == nil {
+		if where, idArgs, ok := idsWhere(params.IDs); ok {
+			q, args = fmt.Sprintf(`DELETE FROM %q WHERE %s`, meta.TableName, where), idArgs
+		}
+	}
+
 	res, err := db.ExecContext(ctx, q, args...)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
@@ -273,19 +313,24 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 	var whereClause string
 	var args []any
 
-	// that logic should exist in one place
-	// TODO https://github.com/FerretDB/FerretDB/issues/3235
-	if params.Filter.Len() == 1 {
-		v, _ := params.Filter.Get("_id")
-		switch v.(type) {
-		case string, types.ObjectID:
-			filterPushdown = true
-			whereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)
-			args = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}
-		}
+	// gridfsd patch (PATCHES.md, "index pushdown"): the same pushdown as Query
+	pd, err := c.pushdown(ctx, db, meta, params.Filter, params.Sort, params.FieldSort)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
 	}
 
 	orderByClause := prepareOrderByClause(params.Sort)
+
+	if pd != nil {
+		filterPushdown = true
+		whereClause = pd.where
+		args = pd.args
+
+		if pd.sorted {
+			orderByClause = pd.orderBy
+		}
+	}
+
 	sortPushdown := orderByClause != ""
 
 	q := `EXPLAIN QUERY PLAN ` + selectClause + whereClause + orderByClause

@@ -87,6 +87,12 @@ func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider) (*
 			r.Close()
 			return nil, lazyerrors.Error(err)
 		}
+
+		// gridfsd patch (PATCHES.md, "index keys"): indexes of data directories written by upstream
+		if err = r.upgradeIndexes(context.Background(), name, db); err != nil {
+			r.Close()
+			return nil, lazyerrors.Error(err)
+		}
 	}
 
 	return r, nil
@@ -465,33 +471,7 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 			continue
 		}
 
-		q := "CREATE "
-
-		if index.Unique {
-			q += "UNIQUE "
-		}
-
-		q += "INDEX %q ON %q (%s)"
-
-		columns := make([]string, len(index.Key))
-		for i, key := range index.Key {
-			fields := strings.Split(key.Field, ".")
-			for j, f := range fields {
-				fields[j] = fmt.Sprintf("%q", f)
-			}
-
-			columns[i] = fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))
-			if key.Descending {
-				columns[i] += " DESC"
-			}
-		}
-
-		q = fmt.Sprintf(
-			q,
-			c.TableName+"_"+index.Name,
-			c.TableName,
-			strings.Join(columns, ", "),
-		)
+		q := createIndexStatement(c.TableName, index)
 
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			_ = r.indexesDrop(ctx, dbName, collectionName, created)
