@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/FerretDB/FerretDB/ferretdb"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/ferretdb"
 )
 
 // Store is a running embedded FerretDB.
@@ -34,6 +34,10 @@ type Config struct {
 	Listen string
 	// Logger receives FerretDB's own log; nil discards it.
 	Logger *slog.Logger
+
+	// disablePushdown makes the store answer every query by reading the whole collection, the
+	// reference the differential test compares the index pushdown with.
+	disablePushdown bool
 }
 
 // Start starts the store and waits until it accepts connections.
@@ -72,6 +76,8 @@ func Start(cfg Config) (*Store, error) {
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + dir + "/",
 		Logger:    logger,
+
+		DisablePushdown: cfg.disablePushdown,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("embedded store: %w", err)

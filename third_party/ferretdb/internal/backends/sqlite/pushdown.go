@@ -1,0 +1,323 @@
+// Copyright 2021 FerretDB Inc.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// gridfsd patch (PATCHES.md, "index pushdown"): filters and sorts answered through SQLite's indexes.
+
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends/sqlite/metadata"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/sjson"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/fsql"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
+)
+
+// pushdown is the part of a query SQLite answers through one index.
+//
+// Its WHERE clause returns every row the filter matches (and maybe more: the handler filters again),
+// and, when sorted is true, returns them in the order the handler's sort would give, so the handler
+// does not sort. Both hold only when no guard finds a row: a guard looks, through the same index, for
+// rows whose key could make the WHERE clause miss a match (an array, which MongoDB matches by its
+// elements) or the order wrong (a non-number in the sort field).
+type pushdown struct {
+	where   string
+	args    []any
+	orderBy string
+	sorted  bool
+	guards  []sqlTerm
+}
+
+// sqlTerm is a piece of SQL with its arguments.
+type sqlTerm struct {
+	sql  string
+	args []any
+}
+
+// condition is what a filter asks of one top-level field: equality, or a numeric range.
+type condition struct {
+	eq     *sqlTerm
+	bounds []sqlTerm // "op ?" pieces: "> ?", ">= ?", "< ?", "<= ?"
+	upper  bool      // a bound from above excludes the text keys of arrays
+}
+
+// rangeOperators maps the MongoDB comparison operators pushed down to SQL.
+var rangeOperators = map[string]string{"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+
+// keyParam returns the SQL for the index key of value v (see metadata.KeyExpr), or false
+// when v's key cannot be written as a parameter.
+func keyParam(v any) (sqlTerm, bool) {
+	switch v := v.(type) {
+	case int32:
+		return sqlTerm{sql: "?", args: []any{int64(v)}}, true
+	case int64:
+		return sqlTerm{sql: "?", args: []any{v}}, true
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return sqlTerm{}, false
+		}
+
+		return sqlTerm{sql: "?", args: []any{v}}, true
+	case string, types.ObjectID:
+		// the JSON text SQLite's -> gives for the same sjson value inside a document
+		b, err := sjson.MarshalSingleValue(v)
+		if err != nil {
+			return sqlTerm{}, false
+		}
+
+		return sqlTerm{sql: "(? -> '$')", args: []any{string(b)}}, true
+	default:
+		return sqlTerm{}, false
+	}
+}
+
+// filterConditions returns the conditions of the filter that can be pushed down, by field.
+func filterConditions(filter *types.Document) map[string]*condition {
+	conds := map[string]*condition{}
+	seen := map[string]int{}
+
+	for _, field := range filter.Keys() {
+		seen[field]++
+	}
+
+	for _, field := range filter.Keys() {
+		if seen[field] != 1 || !metadata.KeyField(field) {
+			continue
+		}
+
+		v, _ := filter.Get(field)
+
+		if op, ok := v.(*types.Document); ok {
+			if c := rangeCondition(op); c != nil {
+				conds[field] = c
+			}
+
+			continue
+		}
+
+		if p, ok := keyParam(v); ok {
+			conds[field] = &condition{eq: &p}
+		}
+	}
+
+	return conds
+}
+
+// rangeCondition returns the condition of an operator document made only of $gt, $gte, $lt and $lte
+// with numbers (which, in MongoDB, match only numbers and arrays holding one), or nil.
+func rangeCondition(op *types.Document) *condition {
+	if op.Len() == 0 {
+		return nil
+	}
+
+	var c condition
+
+	for _, k := range op.Keys() {
+		sqlOp, ok := rangeOperators[k]
+		if !ok {
+			return nil
+		}
+
+		v, _ := op.Get(k)
+
+		switch v.(type) {
+		case int32, int64, float64:
+		default:
+			return nil
+		}
+
+		p, ok := keyParam(v)
+		if !ok {
+			return nil
+		}
+
+		c.bounds = append(c.bounds, sqlTerm{sql: sqlOp + " " + p.sql, args: p.args})
+
+		if sqlOp == "<" || sqlOp == "<=" {
+			c.upper = true
+		}
+	}
+
+	return &c
+}
+
+// preparePushdown returns what the filter and the sort (one ascending field, or nil) can push down
+// through one of the collection's indexes, or nil.
+func preparePushdown(meta *metadata.Collection, filter, sort *types.Document) *pushdown {
+	conds := filterConditions(filter)
+	if len(conds) == 0 {
+		return nil
+	}
+
+	sortField := ""
+
+	if sort.Len() == 1 {
+		if v, _ := sort.Get(sort.Keys()[0]); v == int64(1) {
+			sortField = sort.Keys()[0]
+		}
+	}
+
+	var best *pushdown
+	bestColumns := 0
+
+	for _, index := range meta.Settings.Indexes {
+		pd, columns := indexPushdown(index, conds, sortField)
+		if pd == nil {
+			continue
+		}
+
+		if best == nil || columns > bestColumns || (columns == bestColumns && pd.sorted && !best.sorted) {
+			best, bestColumns = pd, columns
+		}
+	}
+
+	return best
+}
+
+// indexPushdown returns the pushdown through the index (equalities on a prefix of its fields, then
+// maybe a range on the next one) and the number of its fields used, or nil.
+func indexPushdown(index metadata.IndexInfo, conds map[string]*condition, sortField string) (*pushdown, int) {
+	var pd pushdown
+
+	var terms []string
+	var prefix []sqlTerm // equalities on the fields before the current one, for the guards
+
+	used := 0
+
+	for _, key := range index.Key {
+		c := conds[key.Field]
+		if key.Descending || c == nil || metadata.KeyExpr(key.Field) == "" {
+			break
+		}
+
+		keyExpr := metadata.KeyExpr(key.Field)
+		used++
+
+		// arrays (JSON text starting with '[') match by their elements in MongoDB; an equality or an
+		// upper bound on the key would miss them
+		if c.eq != nil || c.upper {
+			pd.guards = append(pd.guards, guardTerm(prefix, keyExpr+` >= '[' AND `+keyExpr+` < '\'`))
+		}
+
+		if c.eq != nil {
+			term := sqlTerm{sql: keyExpr + " = " + c.eq.sql, args: c.eq.args}
+			terms = append(terms, term.sql)
+			pd.args = append(pd.args, term.args...)
+			prefix = append(prefix, term)
+
+			continue
+		}
+
+		for _, b := range c.bounds {
+			terms = append(terms, keyExpr+" "+b.sql)
+			pd.args = append(pd.args, b.args...)
+		}
+
+		break
+	}
+
+	if used == 0 {
+		return nil, 0
+	}
+
+	pd.where = " WHERE " + strings.Join(terms, " AND ")
+
+	// the rows of equal prefix come out of the index ordered by the next field
+	if sortField != "" && used <= len(index.Key) {
+		next := used
+		if conds[index.Key[used-1].Field].eq == nil {
+			next = used - 1 // the range field
+		}
+
+		if next < len(index.Key) && index.Key[next].Field == sortField && !index.Key[next].Descending &&
+			metadata.KeyExpr(sortField) != "" {
+			keyExpr := metadata.KeyExpr(sortField)
+
+			// SQLite orders text after numbers; MongoDB's order differs for them, so any text key
+			// (a string, date, boolean, array ...) leaves the sort to the handler
+			pd.guards = append(pd.guards, guardTerm(prefix[:next], keyExpr+` >= ''`))
+			pd.orderBy = " ORDER BY " + keyExpr
+			pd.sorted = true
+		}
+	}
+
+	return &pd, used
+}
+
+// guardTerm returns the WHERE clause of a guard: the equalities before the field, then cond.
+func guardTerm(prefix []sqlTerm, cond string) sqlTerm {
+	var g sqlTerm
+
+	for _, p := range prefix {
+		g.sql += p.sql + " AND "
+		g.args = append(g.args, p.args...)
+	}
+
+	g.sql += cond
+
+	return g
+}
+
+// guardsPass reports whether no guard of the pushdown finds a row in the table.
+func (pd *pushdown) guardsPass(ctx context.Context, db *fsql.DB, table string) (bool, error) {
+	for _, g := range pd.guards {
+		q := fmt.Sprintf(`SELECT 1 FROM %q WHERE %s LIMIT 1`, table, g.sql)
+
+		rows, err := db.QueryContext(ctx, q, g.args...)
+		if err != nil {
+			return false, lazyerrors.Error(err)
+		}
+
+		found := rows.Next()
+		err = rows.Err()
+
+		_ = rows.Close()
+
+		if err != nil {
+			return false, lazyerrors.Error(err)
+		}
+
+		if found {
+			return false, nil
+		}
+	}
+
+	return true, nil
+}
+
+// idsWhere returns the WHERE clause (without WHERE) matching the documents with the given _id values
+// through the _id index, or false when one of them has no key parameter.
+//
+// An _id key is exact here: the unique _id index keeps one document per key.
+func idsWhere(ids []any) (string, []any, bool) {
+	placeholders := make([]string, len(ids))
+	args := make([]any, 0, len(ids))
+
+	for i, id := range ids {
+		p, ok := keyParam(id)
+		if !ok {
+			return "", nil, false
+		}
+
+		placeholders[i] = p.sql
+		args = append(args, p.args...)
+	}
+
+	return fmt.Sprintf("%s IN (%s)", metadata.KeyExpr("_id"), strings.Join(placeholders, ", ")), args, true
+}

@@ -1,0 +1,37 @@
+// Copyright 2021 FerretDB Inc.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package handler
+
+import (
+	"context"
+
+	"github.com/FerretDB/wire"
+
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/conninfo"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/must"
+)
+
+// MsgWhatsMyURI implements `whatsMyURI` command.
+//
+// The passed context is canceled when the client connection is closed.
+func (h *Handler) MsgWhatsMyURI(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg, error) {
+	return documentOpMsg(
+		must.NotFail(types.NewDocument(
+			"you", conninfo.Get(connCtx).Peer.String(),
+			"ok", float64(1),
+		)),
+	)
+}
