@@ -29,6 +29,7 @@ type banner struct {
 	AccessControl   bool
 	Tokens          int
 	AnonymousRead   []string
+	SignedURLs      bool
 	ShutdownTimeout string
 	MaxUploadSize   int64
 	SweepInterval   string
@@ -47,6 +48,7 @@ func newBanner(c config.Config, httpAddr, s3Addr net.Addr, embeddedURI, db strin
 		AccessControl:   c.Auth.Enabled(),
 		Tokens:          len(c.Auth.Tokens),
 		AnonymousRead:   c.Auth.AnonymousRead,
+		SignedURLs:      c.Auth.SigningKey != "",
 		ShutdownTimeout: c.ShutdownTimeout.String(),
 		MaxUploadSize:   c.MaxUploadSize,
 		SweepInterval:   c.SweepInterval.String(),
@@ -152,6 +154,9 @@ func (b banner) writeText(w io.Writer) {
 		acl := fmt.Sprintf("on: %d token(s)", b.Tokens)
 		if len(b.AnonymousRead) > 0 {
 			acl += "; anyone may read bucket(s) " + strings.Join(b.AnonymousRead, ", ")
+		}
+		if b.SignedURLs {
+			acl += "; signed URLs accepted"
 		}
 		line("Access control", acl)
 	default:
