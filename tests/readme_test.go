@@ -147,9 +147,25 @@ func TestReadme(t *testing.T) {
 		}
 	}
 
+	ports := strings.NewReplacer(":8080", ":"+httpPort, ":9000", ":"+s3Port, ":27017", ":"+storePort)
+	// The banner the README shows is the one serve prints, but for the
+	// lines that depend on the directory and on the ports being defaults.
+	_, shown, ok := strings.Cut(string(readme), "```text\ngridfsd is serving\n")
+	shown, _, _ = strings.Cut(shown, "```")
+	if !ok || strings.Count(shown, "\n") < 8 {
+		t.Errorf("README.md does not show the banner")
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(ports.Replace(shown), "\n"), "\n") {
+		if strings.HasPrefix(line, "  Data directory") || strings.HasPrefix(line, "  File commands") {
+			continue
+		}
+		if !strings.Contains(serveLog.String(), line+"\n") {
+			t.Errorf("serve's banner lacks the README's line %q:\n%s", line, serveLog)
+		}
+	}
+
 	work := t.TempDir()
 	var all strings.Builder
-	ports := strings.NewReplacer(":8080", ":"+httpPort, ":9000", ":"+s3Port, ":27017", ":"+storePort)
 	for i, block := range blocks {
 		script := "set -eu -o pipefail\ntrap 'echo \"README block failed at: $BASH_COMMAND\" >&2' ERR\n" + ports.Replace(block)
 		cmd := exec.CommandContext(ctx, "bash", "-c", script)
