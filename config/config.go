@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,13 +138,74 @@ func New() *viper.Viper {
 // Default is the default value of key as a string, for flag help.
 func Default(key string) string { return fmt.Sprint(defaults[key]) }
 
-// ReadFile merges a YAML or TOML file (by its extension) into v.
+// keys are every key a configuration file may set.
+var keys = []string{
+	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
+	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
+	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
+	KeyS3Listen, KeyS3MultipartExpiry,
+	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
+	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
+}
+
+// ErrUnknownKey is a key in a configuration file that gridfsd does not
+// know: a typo such as "token:" for "tokens:" would otherwise silently
+// leave a setting (here: access control) at its default.
+var ErrUnknownKey = errors.New("unknown key")
+
+// ReadFile merges a YAML or TOML file (by its extension) into v. A key
+// the file sets that gridfsd does not know is an error naming it.
 func ReadFile(v *viper.Viper, path string) error {
+	file := viper.New()
+	file.SetConfigFile(path)
+	if err := file.ReadInConfig(); err != nil {
+		return fmt.Errorf("read config file %s: %w", path, err)
+	}
+	for _, k := range file.AllKeys() {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("config file %s: %w %q%s", path, ErrUnknownKey, k, suggest(k))
+		}
+	}
 	v.SetConfigFile(path)
 	if err := v.ReadInConfig(); err != nil {
 		return fmt.Errorf("read config file %s: %w", path, err)
 	}
 	return nil
+}
+
+// suggest names the known key closest to an unknown one, if one is close.
+func suggest(unknown string) string {
+	best, bestDist := "", 3
+	for _, k := range keys {
+		if d := editDistance(unknown, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return " (see docs/CONFIGURATION.md)"
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Load resolves and checks the configuration. Errors name the key.

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,29 @@ func TestMaxSignedLife(t *testing.T) {
 	}
 	if c.Auth.MaxSignedLife != time.Hour {
 		t.Errorf("auth.max_signed_life = %s, want 1h", c.Auth.MaxSignedLife)
+	}
+}
+
+// TestUnknownKeyInFile: a typo in a configuration file is an error that
+// names the key, not a setting silently left at its default ("token:" for
+// "tokens:" turned access control off).
+func TestUnknownKeyInFile(t *testing.T) {
+	for _, tc := range []struct{ file, key, hint string }{
+		{"auth:\n  token:\n    - name: a\n", `"auth.token"`, `did you mean "auth.tokens"?`},
+		{"listen: 127.0.0.1:8080\nlisten_addr: 0.0.0.0:80\n", `"listen_addr"`, "docs/CONFIGURATION.md"},
+		{"data_dir = \"/srv\"\n", `"data_dir"`, `did you mean "data-dir"?`},
+	} {
+		ext := ".yaml"
+		if strings.Contains(tc.file, " = ") {
+			ext = ".toml"
+		}
+		path := filepath.Join(t.TempDir(), "gridfsd"+ext)
+		if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := config.ReadFile(config.New(), path)
+		if !errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.hint) {
+			t.Errorf("%q: err = %v, want unknown key %s with %q", tc.file, err, tc.key, tc.hint)
+		}
 	}
 }

@@ -86,7 +86,7 @@ func toError(err error) (e *Error, internal bool) {
 		return errorf(ErrInvalidArgument, "%v", err), false
 	case is(buckets.ErrInvalidMetadata), is(buckets.ErrInvalidQuery), is(buckets.ErrInvalidChunkSize):
 		return errorf(ErrInvalidArgument, "%v", err), false
-	case is(buckets.ErrTooLarge):
+	case is(buckets.ErrTooLarge), is(buckets.ErrTooManyChunks):
 		return ErrEntityTooLarge, false
 	case is(buckets.ErrUploadNotFound):
 		return ErrNoSuchUpload, false

@@ -16,10 +16,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// defaultFilesURI is where the file commands look when no --uri is given,
-// as mongofiles does.
-const defaultFilesURI = "mongodb://localhost:27017"
-
 // logTimeFormat is the timestamp of mongofiles' log lines on stderr.
 const logTimeFormat = "2006-01-02T15:04:05.000-0700"
 
@@ -69,11 +65,11 @@ func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
 		return nil, err
 	}
 	if withBucket && c.Prefix == "" {
-		return nil, errors.New("--prefix cannot be blank")
+		return nil, usagef("--prefix cannot be blank")
 	}
 	uri := c.URI
 	if uri == "" {
-		uri = defaultFilesURI
+		uri = embeddedURI(c.EmbeddedListen)
 	}
 	ctx := cmd.Context()
 	if ctx == nil {
@@ -84,11 +80,9 @@ func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
 		return nil, err
 	}
 	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: buckets.NewDB(db)}
-	pingCtx, cancel := context.WithTimeout(ctx, c.ConnectTimeout)
-	defer cancel()
-	if err := client.Ping(pingCtx, nil); err != nil {
+	if err := reach(ctx, client, uri, c.ConnectTimeout); err != nil {
 		s.close()
-		return nil, fmt.Errorf("cannot reach MongoDB at %s within %s: %w", redactURI(uri), c.ConnectTimeout, err)
+		return nil, err
 	}
 	s.logf("connected to: %s", redactURI(uri))
 	if withBucket {
@@ -136,24 +130,6 @@ func redactURI(uri string) string {
 		return uri
 	}
 	return scheme + "://" + user + ":[**REDACTED**]" + rest[at:]
-}
-
-// argsBetween checks the positional arguments with mongofiles' messages.
-func argsBetween(lo, hi int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		for i, a := range args {
-			if a == "" && i < lo {
-				return fmt.Errorf("'%s' argument missing", cmd.Name())
-			}
-		}
-		switch {
-		case len(args) < lo:
-			return fmt.Errorf("'%s' argument missing", cmd.Name())
-		case hi >= 0 && len(args) > hi:
-			return fmt.Errorf("'%s': too many positional arguments", cmd.Name())
-		}
-		return nil
-	}
 }
 
 // parseID reads an id argument as mongofiles does; see buckets.ParseID.
@@ -210,11 +186,11 @@ func (t *target) args(extra int) cobra.PositionalArgs {
 // directory, since the name comes from whoever wrote the bucket rather
 // than from the command line.
 func localPathFor(name string) (string, error) {
-	clean := filepath.Clean(filepath.FromSlash(name))
-	if name == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	local := filepath.FromSlash(name)
+	if !filepath.IsLocal(local) {
 		return "", fmt.Errorf("refusing to write GridFS file %q outside the current directory; choose a path with --local", name)
 	}
-	return clean, nil
+	return filepath.Clean(local), nil
 }
 
 // writeLocal writes r to path through a temporary file in the same
@@ -247,6 +223,10 @@ func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 			return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
 		}
 		return nil
+	}
+	// As "get docs/final.pdf" asks: the file lands in docs/, made if new.
+	if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
+		return fmt.Errorf("error while opening local file '%s': %w", path, err)
 	}
 	tmp, err := createTemp(target)
 	if err != nil {

@@ -68,7 +68,7 @@ func (a *app) verifyCommand() *cobra.Command {
 			}
 			s.logf("verified %d files (%s) in %s: %d damaged", checked, byteSize(bytes), took(start, bytes), damaged)
 			if damaged > 0 {
-				return fmt.Errorf("%d of %d files are damaged", damaged, checked)
+				return damagef("%d of %d files are damaged", damaged, checked)
 			}
 			return nil
 		},
@@ -112,7 +112,7 @@ func (a *app) fsckCommand() *cobra.Command {
 		Args:  argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if grace <= 0 {
-				return fmt.Errorf("--grace %s: must be more than 0", grace)
+				return usagef("--grace %s: must be more than 0", grace)
 			}
 			s, err := a.open(cmd, true)
 			if err != nil {
@@ -160,9 +160,9 @@ func (a *app) fsckCommand() *cobra.Command {
 				rep.Files, rep.Chunks, took(start, -1), len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending))
 			switch {
 			case len(rep.Damaged) > 0:
-				return fmt.Errorf("%d damaged files in bucket %s (verify shows what is wrong with them)", len(rep.Damaged), s.bucket.Name())
+				return damagef("%d damaged files in bucket %s (verify shows what is wrong with them)", len(rep.Damaged), s.bucket.Name())
 			case len(rep.Old) > 0 && !repair:
-				return fmt.Errorf("%d orphaned chunks of %d files in bucket %s (fsck --repair removes them)", orphanChunks, len(rep.Old), s.bucket.Name())
+				return damagef("%d orphaned chunks of %d files in bucket %s (fsck --repair removes them)", orphanChunks, len(rep.Old), s.bucket.Name())
 			}
 			return nil
 		},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/gridfsd/gridfsd/buckets"
@@ -101,7 +102,7 @@ func (a *app) putCommand() *cobra.Command {
 		Args:  argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 && o.local != "" {
-				return errors.New("cannot put multiple files with --local specified")
+				return usagef("cannot put multiple files with --local specified")
 			}
 			s, err := a.open(cmd, true)
 			if err != nil {
@@ -203,7 +204,7 @@ func (a *app) getCommand() *cobra.Command {
 		Args:  argsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 && o.local != "" {
-				return errors.New("cannot get multiple files with --local specified")
+				return usagef("cannot get multiple files with --local specified")
 			}
 			s, err := a.open(cmd, true)
 			if err != nil {
@@ -301,7 +302,12 @@ func (a *app) getRegexCommand() *cobra.Command {
 				return fmt.Errorf("%w: files matching the following pattern were not found: %s", buckets.ErrFileNotFound, args[0])
 			}
 			if len(files) > 1 && o.local != "" {
-				return errors.New("cannot get multiple files with --local specified")
+				return usagef("cannot get multiple files with --local specified")
+			}
+			if o.local == "" {
+				if err := distinctLocalPaths(files); err != nil {
+					return err
+				}
 			}
 			for _, f := range files {
 				if err := s.get(f, o.local); err != nil {
@@ -314,6 +320,31 @@ func (a *app) getRegexCommand() *cobra.Command {
 	o.flags(cmd)
 	cmd.Flags().StringVar(&regexOptions, "regexOptions", "", "regex options: i (case-insensitive), m (multi-line), s (dot matches newline)")
 	return cmd
+}
+
+// distinctLocalPaths refuses, before anything is written, names that would
+// land on one local file ("a/b" and "a//b"; "x" and "x/y", a file and a
+// directory): the later would silently replace the earlier.
+func distinctLocalPaths(files []*buckets.File) error {
+	byPath := map[string]string{}
+	for _, f := range files {
+		p, err := localPathFor(f.Filename)
+		if err != nil {
+			return err
+		}
+		if other, ok := byPath[p]; ok {
+			return fmt.Errorf("GridFS files %q and %q would both be written to %s; get them one by one with --local", other, f.Filename, p)
+		}
+		byPath[p] = f.Filename
+	}
+	for p, name := range byPath {
+		for dir := filepath.Dir(p); dir != "."; dir = filepath.Dir(dir) {
+			if other, ok := byPath[dir]; ok {
+				return fmt.Errorf("GridFS file %q would be written inside %s, which GridFS file %q is written to; get them one by one with --local", name, dir, other)
+			}
+		}
+	}
+	return nil
 }
 
 // withRegexOptions turns mongofiles' --regexOptions into the inline flags

@@ -209,7 +209,7 @@ func TestListAndSearchPrintLikeMongofiles(t *testing.T) {
 	if msg := e.fails("search", "("); !strings.Contains(msg, "invalid query") {
 		t.Errorf("bad regex: %s", msg)
 	}
-	if msg := e.fails("search"); msg != "'search' argument missing" {
+	if msg := e.fails("search"); !strings.HasPrefix(msg, "'search' argument missing") {
 		t.Errorf("search without regex: %s", msg)
 	}
 	if msg := e.fails("list", "a", "b"); !strings.Contains(msg, "too many positional arguments") {
@@ -557,7 +557,7 @@ func TestDelete(t *testing.T) {
 	if r.e != nil || !strings.Contains(r.err, "nothing deleted") {
 		t.Errorf("delete of a missing name: %v, %q", r.e, r.err)
 	}
-	if msg := e.fails("delete"); msg != "'delete' argument missing" {
+	if msg := e.fails("delete"); !strings.HasPrefix(msg, "'delete' argument missing") {
 		t.Errorf("delete without a name: %s", msg)
 	}
 }
@@ -576,22 +576,8 @@ func TestConfigurationFromEnvironment(t *testing.T) {
 	if out := e.ok("list", "--prefix", "fs"); out != "from-fs\t1\n" {
 		t.Errorf("list --prefix fs: %q", out)
 	}
-	if msg := e.fails("list", "--prefix", ""); msg != "--prefix cannot be blank" {
+	if msg := e.failsWith(exitUsage, "list", "--prefix", ""); msg != "--prefix cannot be blank" {
 		t.Errorf("blank prefix: %s", msg)
-	}
-}
-
-func TestUnreachableStore(t *testing.T) {
-	root := newRootCommand()
-	root.SetArgs([]string{"list", "--uri", "mongodb://127.0.0.1:1/?directConnection=true", "--connect-timeout", "300ms"})
-	root.SetOut(io.Discard)
-	root.SetErr(io.Discard)
-	err := root.Execute()
-	if err == nil || !strings.Contains(err.Error(), "cannot reach MongoDB at mongodb://127.0.0.1:1") {
-		t.Fatalf("list against nothing: %v", err)
-	}
-	if strings.Contains(oneLine(err), "\n") {
-		t.Errorf("error is more than one line: %q", err)
 	}
 }
 

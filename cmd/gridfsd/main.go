@@ -13,10 +13,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCommand().ExecuteContext(ctx)
+	root := newRootCommand()
+	root.SetArgs(commandFirst(root, os.Args[1:]))
+	err := root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gridfsd:", oneLine(err))
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }

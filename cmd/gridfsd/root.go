@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/gridfsd/gridfsd/config"
 	"github.com/spf13/cobra"
@@ -26,24 +29,135 @@ func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gridfsd",
 		Short:         "HTTP gateway and command line for MongoDB GridFS",
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if a.configFile != "" {
-				return config.ReadFile(a.v, a.configFile)
+				return asUsage(config.ReadFile(a.v, a.configFile))
 			}
 			return nil
 		},
 	}
+	root.SetVersionTemplate("gridfsd {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configFile, "config", "", "read settings from this YAML or TOML file")
-	pf.String(config.KeyURI, "", "MongoDB connection string (serve: empty starts the embedded store; file commands: mongodb://localhost:27017)")
+	pf.String(config.KeyURI, "", "MongoDB connection string (serve: empty starts the embedded store; file commands: mongodb://<embedded-listen>, the store serve starts)")
 	pf.StringP(config.KeyDB, "d", "", `database (default "test", or the database in --uri)`)
-	pf.String(config.KeyConnectTimeout, config.Default(config.KeyConnectTimeout), "how long to look for a reachable MongoDB before failing")
-	a.bind(pf.Lookup(config.KeyURI), pf.Lookup(config.KeyDB), pf.Lookup(config.KeyConnectTimeout))
+	durationFlag(pf, config.KeyConnectTimeout, "how long to look for a reachable MongoDB before failing (a store refusing connections fails at once)")
+	pf.String(config.KeyEmbeddedListen, config.Default(config.KeyEmbeddedListen), "MongoDB wire protocol address of the embedded store: serve listens there without --uri, file commands connect there without --uri")
+	a.bind(pf.Lookup(config.KeyURI), pf.Lookup(config.KeyDB), pf.Lookup(config.KeyConnectTimeout), pf.Lookup(config.KeyEmbeddedListen))
 
 	a.addCommands(root)
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the version, the commit and the Go version",
+		Args:  argsBetween(0, 0),
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "gridfsd", version())
+		},
+	})
 	return root
+}
+
+// version is the module version (a tag when installed with go install
+// module@version, "(devel)" when built in a clone), the commit and whether
+// the tree had changes, and the Go version that built the binary.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown) " + runtime.Version()
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var commit, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = " (modified)"
+			}
+		}
+	}
+	if commit != "" {
+		v += " commit " + commit[:min(12, len(commit))] + modified
+	}
+	return fmt.Sprintf("%s %s %s/%s", v, info.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+// durationFlag defines a duration-valued key as a flag of type duration,
+// so --help says what to type ("--connect-timeout duration").
+func durationFlag(fs *pflag.FlagSet, key, usage string) {
+	d, err := time.ParseDuration(config.Default(key))
+	if err != nil {
+		panic(fmt.Sprintf("default of %s: %v", key, err)) // a programming error
+	}
+	fs.Duration(key, d, usage)
+}
+
+// sizeValue is a byte count typed as "size" in --help (512MiB, 2GB).
+type sizeValue string
+
+func (s *sizeValue) String() string { return string(*s) }
+func (s *sizeValue) Type() string   { return "size" }
+func (s *sizeValue) Set(v string) error {
+	if _, err := config.ParseSize(v); err != nil {
+		return err
+	}
+	*s = sizeValue(v)
+	return nil
+}
+
+// sizeFlag defines a size-valued key as a flag of type size.
+func sizeFlag(fs *pflag.FlagSet, key, usage string) {
+	v := sizeValue(config.Default(key))
+	fs.Var(&v, key, usage)
+}
+
+// commandFirst moves the command name in front of the flags typed before
+// it, so that "gridfsd --quiet -d media list" works as mongofiles' own
+// "mongofiles <options> <command>" does: cobra alone knows only the root's
+// flags before a command. A flag's value is never taken for a command.
+func commandFirst(root *cobra.Command, args []string) []string {
+	takesValue := map[string]bool{}
+	note := func(f *pflag.Flag) {
+		v := f.NoOptDefVal == ""
+		takesValue["--"+f.Name] = v
+		if f.Shorthand != "" {
+			takesValue["-"+f.Shorthand] = v
+		}
+	}
+	root.PersistentFlags().VisitAll(note)
+	commands := map[string]bool{}
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(note)
+		commands[c.Name()] = true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args
+		case strings.HasPrefix(a, "-"):
+			if !strings.Contains(a, "=") && takesValue[a] {
+				i++ // its value
+			}
+		case commands[a]:
+			if i == 0 {
+				return args
+			}
+			out := append([]string{a}, args[:i]...)
+			return append(out, args[i+1:]...)
+		default:
+			return args // a positional argument before any command: leave it to cobra
+		}
+	}
+	return args
 }
 
 // bind makes flags that were set on the command line override the
@@ -56,11 +170,12 @@ func (a *app) bind(flags ...*pflag.Flag) {
 	}
 }
 
-// load resolves the configuration after flags are parsed.
+// load resolves the configuration after flags are parsed. A value out of
+// range is wrong usage.
 func (a *app) load() (config.Config, error) {
 	c, err := config.Load(a.v)
 	if err != nil {
-		return c, fmt.Errorf("configuration: %w", err)
+		return c, usageError{fmt.Errorf("configuration: %w", err)}
 	}
 	return c, nil
 }

@@ -39,7 +39,7 @@ for trying gridfsd and for small data, not for production.`,
 			// Bound here, not at construction: viper keeps one flag per key
 			// and other commands may define flags for the same keys.
 			for _, k := range []string{
-				config.KeyListen, config.KeyDataDir, config.KeyEmbeddedListen, config.KeyMaxUploadSize,
+				config.KeyListen, config.KeyDataDir, config.KeyMaxUploadSize,
 				config.KeyReadHeaderTimeout, config.KeyIdleTimeout, config.KeyShutdownTimeout,
 				config.KeyLogLevel, config.KeyLogFormat,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
@@ -60,20 +60,19 @@ for trying gridfsd and for small data, not for production.`,
 	def := config.Default
 	f.String(config.KeyListen, def(config.KeyListen), "HTTP listen address, host:port (0.0.0.0:8080 for every interface)")
 	f.String(config.KeyDataDir, def(config.KeyDataDir), "directory of the embedded store (used without --uri)")
-	f.String(config.KeyEmbeddedListen, def(config.KeyEmbeddedListen), "MongoDB wire protocol address of the embedded store (used without --uri)")
-	f.String(config.KeyMaxUploadSize, def(config.KeyMaxUploadSize), "largest upload accepted, such as 512MiB or 2GB; 0 means no limit")
-	f.String(config.KeyReadHeaderTimeout, def(config.KeyReadHeaderTimeout), "time a client has to send the request headers")
-	f.String(config.KeyIdleTimeout, def(config.KeyIdleTimeout), "how long an idle keep-alive connection stays open")
-	f.String(config.KeyShutdownTimeout, def(config.KeyShutdownTimeout), "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
+	sizeFlag(f, config.KeyMaxUploadSize, "largest upload accepted, such as 512MiB or 2GB; 0 means no limit")
+	durationFlag(f, config.KeyReadHeaderTimeout, "time a client has to send the request headers")
+	durationFlag(f, config.KeyIdleTimeout, "how long an idle keep-alive connection stays open")
+	durationFlag(f, config.KeyShutdownTimeout, "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
 	f.Int(config.KeyMaxConcurrentUploads, 0, "uploads running at once; past it uploads get 503 with Retry-After (0: no limit)")
-	f.String(config.KeyMaxHeaderBytes, def(config.KeyMaxHeaderBytes), "largest request line and headers; past it clients get 431")
-	f.String(config.KeyRequestTimeout, def(config.KeyRequestTimeout), "time limit of every request but upload and download bodies (0s: none)")
-	f.String(config.KeySweepInterval, def(config.KeySweepInterval), "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
-	f.String(config.KeySweepGrace, def(config.KeySweepGrace), "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
+	sizeFlag(f, config.KeyMaxHeaderBytes, "largest request line and headers; past it clients get 431")
+	durationFlag(f, config.KeyRequestTimeout, "time limit of every request but upload and download bodies (0s: none)")
+	durationFlag(f, config.KeySweepInterval, "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
+	durationFlag(f, config.KeySweepGrace, "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
 	f.String(config.KeyTLSCert, "", "PEM certificate (chain) file: serve HTTPS (with --tls.key)")
 	f.String(config.KeyTLSKey, "", "PEM private key file of --tls.cert")
 	f.String(config.KeyS3Listen, def(config.KeyS3Listen), "S3 API listen address, host:port; empty disables it")
-	f.String(config.KeyS3MultipartExpiry, def(config.KeyS3MultipartExpiry), "abort S3 multipart uploads not completed within this time")
+	durationFlag(f, config.KeyS3MultipartExpiry, "abort S3 multipart uploads not completed within this time")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd

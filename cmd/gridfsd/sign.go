@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,7 +21,7 @@ func (a *app) newSignCommand() *cobra.Command {
 		Short: "Print a URL that allows METHOD on path until it expires (needs auth.signing_key)",
 		Example: `  gridfsd sign GET /b/media/clip.webm --expires 1h
   gridfsd sign PUT /b/uploads/report.pdf --expires 15m --base https://files.example.com`,
-		Args: cobra.ExactArgs(2),
+		Args: argsBetween(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.load()
 			if err != nil {
@@ -30,18 +31,18 @@ func (a *app) newSignCommand() *cobra.Command {
 			switch method {
 			case "GET", "HEAD", "PUT", "DELETE", "PATCH":
 			default:
-				return fmt.Errorf("method %q is not GET, HEAD, PUT, DELETE or PATCH", args[0])
+				return usagef("method %q is not GET, HEAD, PUT, DELETE or PATCH", args[0])
 			}
 			if expires <= 0 {
-				return fmt.Errorf("--expires must be more than 0")
+				return usagef("--expires must be more than 0")
 			}
 			u, err := url.Parse(args[1])
 			if err != nil || !strings.HasPrefix(u.Path, "/") || u.Host != "" {
-				return fmt.Errorf("path %q must be an absolute path such as /b/media/clip.webm?download=1", args[1])
+				return usagef("path %q must be an absolute path such as /b/media/clip.webm?download=1", args[1])
 			}
 			query, err := url.ParseQuery(u.RawQuery)
 			if err != nil {
-				return fmt.Errorf("path %q: query: %w", args[1], err)
+				return usagef("path %q: query: %w", args[1], err)
 			}
 			authz, err := auth.New(c.Auth)
 			if err != nil {
@@ -50,6 +51,9 @@ func (a *app) newSignCommand() *cobra.Command {
 			// Refused beyond auth's maximum: the gateway would refuse the
 			// URL anyway, and a long-lived one is what a leak must not give.
 			q, err := authz.Sign(method, u.Path, query, time.Now().Add(expires))
+			if errors.Is(err, auth.ErrSignedLifeTooLong) {
+				return usagef("--expires %s: %w (auth.max_signed_life is %s)", expires, err, authz.MaxSignedLife())
+			}
 			if err != nil {
 				return err
 			}

@@ -47,15 +47,17 @@ func TestSign(t *testing.T) {
 		t.Error("a parameter added to a signed URL was accepted")
 	}
 
+	if msg := e.fails("sign", "GET", "/b/media/x"); !strings.Contains(msg, "signing_key") { // no signing key
+		t.Errorf("sign without a signing key: %s", msg)
+	}
 	for _, args := range [][]string{
-		{"sign", "GET", "/b/media/x"},                                        // no signing key
 		{"sign", "BREW", "/b/media/x", "--config", cfg},                      // bad method
 		{"sign", "GET", "b/media/x", "--config", cfg},                        // relative path
 		{"sign", "GET", "/b/media/x", "--expires", "-1m", "--config", cfg},   // expired
 		{"sign", "GET", "/b/media/x", "--expires", "8760h", "--config", cfg}, // beyond the maximum life
 		{"sign", "GET", "/b/media/x", "--expires", "25h", "--config", cfg},
 	} {
-		if msg := e.fails(args...); msg == "" {
+		if msg := e.failsWith(exitUsage, args...); msg == "" {
 			t.Errorf("gridfsd %v: empty error", args)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 type gateway struct {
 	cmd    *exec.Cmd
 	base   string
+	s3base string // the S3 front door of the same process
 	client *http.Client
 	dir    string
 }
@@ -44,15 +45,20 @@ func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--s3-listen=", "--log-level", "warn")
+	s3addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gridfsd serve: %w", err)
 	}
 	gw := &gateway{
-		cmd:  cmd,
-		base: "http://" + addr,
-		dir:  dir,
+		cmd:    cmd,
+		base:   "http://" + addr,
+		s3base: "http://" + s3addr,
+		dir:    dir,
 		client: &http.Client{Transport: &http.Transport{
 			MaxIdleConnsPerHost: 256,
 			DisableCompression:  true,

@@ -71,7 +71,7 @@ func run(args []string, out io.Writer) error {
 	flag.IntVar(&s.memUploads, "mem-uploads", 32, "concurrent uploads for the memory row")
 	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {

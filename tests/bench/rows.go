@@ -38,6 +38,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"seek", b.seek},
 		{"readers", b.concurrentReaders},
 		{"concurrency", b.concurrency},
+		{"s3", b.s3Rows},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {
