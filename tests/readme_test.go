@@ -75,7 +75,7 @@ func freePort(t *testing.T) string {
 // awscli on PATH. Each block runs in bash with errexit and pipefail, so
 // any line that fails fails the test. The default ports in the blocks are
 // rewritten to free ones, and the file commands find the store through
-// GRIDFSD_URI, as `serve` on the default ports needs nothing.
+// GRIDFSD_EMBEDDED_LISTEN, as they would need nothing on the default ports.
 func TestReadme(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -112,7 +112,9 @@ func TestReadme(t *testing.T) {
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + home, // no ~/.aws of the machine's user
 		"LANG=C.UTF-8",
-		"GRIDFSD_URI=mongodb://127.0.0.1:" + storePort + "/",
+		// What serve on other ports tells the file commands (its banner
+		// says so); on the default ports they need nothing.
+		"GRIDFSD_EMBEDDED_LISTEN=127.0.0.1:" + storePort,
 		"AWS_EC2_METADATA_DISABLED=true",
 	}
 

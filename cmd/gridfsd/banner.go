@@ -69,11 +69,14 @@ func newBanner(c config.Config, httpAddr, s3Addr net.Addr, embeddedURI, db strin
 		b.DataDir = c.DataDir
 	}
 	dbURI := strings.TrimSuffix(embeddedURI, "/") + "/" + db
+	// The file commands connect to embedded-listen and use database test
+	// unless told otherwise, as serve does.
 	b.FilesCommand = "gridfsd list"
-	if c.EmbeddedListen != config.Default(config.KeyEmbeddedListen) || db != config.DefaultDB {
-		// The file commands look at the default embedded address and
-		// database unless told otherwise.
-		b.FilesCommand = "gridfsd list --uri " + dbURI
+	if c.EmbeddedListen != config.Default(config.KeyEmbeddedListen) {
+		b.FilesCommand += " --" + config.KeyEmbeddedListen + " " + c.EmbeddedListen
+	}
+	if db != config.DefaultDB {
+		b.FilesCommand += " -d " + db
 	}
 	b.Mongofiles = "mongofiles --uri " + dbURI + " list"
 	return b

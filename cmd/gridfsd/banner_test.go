@@ -38,7 +38,7 @@ func TestServeBanner(t *testing.T) {
 		"Data directory   " + absData + "\n",
 		"MongoDB URI      mongodb://" + storeAddr + "/ ",
 		// Not the default address: the file commands must be told.
-		"File commands    gridfsd list --uri mongodb://" + storeAddr + "/test\n",
+		"File commands    gridfsd list --embedded-listen " + storeAddr + "\n",
 		"mongofiles       mongofiles --uri mongodb://" + storeAddr + "/test list\n",
 		"Access control   off: ",
 		"Stop             Ctrl-C or SIGTERM (requests in flight get 7s to finish)\n",
@@ -86,7 +86,7 @@ func TestBannerLines(t *testing.T) {
 			"Access control   off: ",
 		}, nil},
 		{"other database", newBanner(open, addr("127.0.0.1:8080"), nil, "mongodb://127.0.0.1:27017/", "photos"), []string{
-			"File commands    gridfsd list --uri mongodb://127.0.0.1:27017/photos\n",
+			"File commands    gridfsd list -d photos\n",
 		}, nil},
 		{"access control", newBanner(locked, addr("127.0.0.1:8080"), addr("127.0.0.1:9000"), "mongodb://127.0.0.1:27017/", "test"), []string{
 			"S3 API           http://127.0.0.1:9000/ ",

@@ -158,7 +158,7 @@ func TestServeEmbedded(t *testing.T) {
 	log := logs.String()
 	for _, want := range []string{`"msg":"gridfsd is serving"`, "embedded store", `"request_id":`, `"status":206`, `"msg":"gridfsd stopped"`,
 		`"http":"http://` + httpAddr + `/"`, `"data_dir":"` + dataDir + `"`, `"mongodb_uri":"mongodb://` + storeAddr + `/"`,
-		`"files_command":"gridfsd list --uri mongodb://` + storeAddr + `/test"`} {
+		`"files_command":"gridfsd list --embedded-listen ` + storeAddr + `"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s:\n%s", want, log)
 		}
