@@ -170,3 +170,39 @@ func TestServePortInUse(t *testing.T) {
 		})
 	}
 }
+
+// TestAnnounce checks how the banner reaches the log in each format and
+// level: plain lines in text, one record in JSON, and above info only the
+// warning that the embedded store is not for production.
+func TestAnnounce(t *testing.T) {
+	addr, _ := net.ResolveTCPAddr("tcp", "127.0.0.1:8080")
+	for _, c := range []struct {
+		format, level string
+		want, unwanted []string
+	}{
+		{"text", "info", []string{"\ngridfsd is serving\n  HTTP API and UI  http://127.0.0.1:8080/\n"}, []string{"level=", "msg="}},
+		{"json", "info", []string{`"level":"WARN","msg":"no --uri given: using the embedded store`,
+			`"level":"INFO","msg":"gridfsd is serving","http":"http://127.0.0.1:8080/"`, `"store":"embedded"`, `"files_command":"gridfsd list"`},
+			[]string{"\n  "}},
+		{"text", "warn", []string{`level=WARN msg="no --uri given: using the embedded store`}, []string{"gridfsd is serving"}},
+	} {
+		cfg, err := config.Load(config.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.LogFormat, cfg.LogLevel = c.format, c.level
+		var buf strings.Builder
+		m := &Main{Config: cfg, Logger: newLogger(&buf, cfg), LogOut: &buf}
+		m.announce(newBanner(cfg, addr, nil, "mongodb://127.0.0.1:27017/", "test"))
+		for _, w := range c.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s/%s: log lacks %q:\n%s", c.format, c.level, w, buf.String())
+			}
+		}
+		for _, w := range c.unwanted {
+			if strings.Contains(buf.String(), w) {
+				t.Errorf("%s/%s: log has %q:\n%s", c.format, c.level, w, buf.String())
+			}
+		}
+	}
+}
