@@ -254,6 +254,12 @@ type FsckReport struct {
 // without it, such as the embedded one, send the data instead). Verify
 // checks content as well.
 func (b *Bucket) Fsck(ctx context.Context, grace time.Duration) (*FsckReport, error) {
+	return b.FsckProgress(ctx, grace, nil)
+}
+
+// FsckProgress is Fsck telling progress, unless nil, the size of every
+// chunk it checks.
+func (b *Bucket) FsckProgress(ctx context.Context, grace time.Duration, progress Progress) (*FsckReport, error) {
 	orphans, err := b.FindOrphans(ctx, grace)
 	if err != nil {
 		return nil, err
@@ -309,6 +315,9 @@ func (b *Bucket) Fsck(ctx context.Context, grace time.Duration) (*FsckReport, er
 			size = int64(len(data))
 		} else if size, ok = doc.Lookup("size").AsInt64OK(); !ok {
 			size = -1 // data is not binary
+		}
+		if progress != nil && size > 0 {
+			progress(int(size))
 		}
 		if want := expectedSize(s.f, s.chunkN, n); size != want {
 			s.p.add(fmt.Errorf("chunk %d has %d bytes, want %d: %w", n, size, want, ErrChunkSize))

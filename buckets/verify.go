@@ -92,6 +92,17 @@ func chunkCount(f *File) int64 {
 // cursor of its own instead of chunker.Reader. The error is for failures
 // of the store; a damaged file is a Check with Problems.
 func (b *Bucket) Verify(ctx context.Context, f *File) (*Check, error) {
+	return b.VerifyProgress(ctx, f, nil)
+}
+
+// Progress is told how many bytes of chunk data a check has just read, so
+// that a command can show how far it has come. It runs in the caller's
+// goroutine, between reads.
+type Progress func(n int)
+
+// VerifyProgress is Verify telling progress, unless nil, of every chunk
+// it reads.
+func (b *Bucket) VerifyProgress(ctx context.Context, f *File, progress Progress) (*Check, error) {
 	c := &Check{File: f}
 	var h hash.Hash
 	var want string
@@ -137,6 +148,9 @@ func (b *Bucket) Verify(ctx context.Context, f *File) (*Check, error) {
 		}
 		next = n + 1
 		_, data, ok := cur.Current.Lookup("data").BinaryOK()
+		if progress != nil {
+			progress(len(data))
+		}
 		if size := expectedSize(f, chunkN, n); !ok || int64(len(data)) != size {
 			p.add(fmt.Errorf("chunk %d has %d bytes, want %d: %w", n, len(data), size, ErrChunkSize))
 			intact = false

@@ -27,11 +27,16 @@ func (a *app) verifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			bar, err := s.checkProgress("verify", func() (int64, error) { return totalLength(s, files) })
+			if err != nil {
+				return err
+			}
 			w := bufio.NewWriter(s.out())
 			defer w.Flush()
+			start := time.Now()
 			var checked, damaged, bytes int64
 			check := func(f *buckets.File) error {
-				c, err := s.bucket.Verify(s.ctx, f)
+				c, err := s.bucket.VerifyProgress(s.ctx, f, bar.add)
 				if err != nil {
 					return err
 				}
@@ -54,13 +59,14 @@ func (a *app) verifyCommand() *cobra.Command {
 					}
 				}
 			}
+			bar.finish()
 			if err != nil {
 				return err
 			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			s.logf("verified %d files (%s): %d damaged", checked, byteSize(bytes), damaged)
+			s.logf("verified %d files (%s) in %s: %d damaged", checked, byteSize(bytes), took(start, bytes), damaged)
 			if damaged > 0 {
 				return damagef("%d of %d files are damaged", damaged, checked)
 			}
@@ -113,7 +119,13 @@ func (a *app) fsckCommand() *cobra.Command {
 				return err
 			}
 			defer s.close()
-			rep, err := s.bucket.Fsck(s.ctx, grace)
+			bar, err := s.checkProgress("fsck "+s.bucket.Name(), func() (int64, error) { return totalLength(s, nil) })
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			rep, err := s.bucket.FsckProgress(s.ctx, grace, bar.add)
+			bar.finish()
 			if err != nil {
 				return err
 			}
@@ -144,8 +156,8 @@ func (a *app) fsckCommand() *cobra.Command {
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			s.logf("checked %d files and %d chunks: %d damaged files, %d orphaned chunks of %d files older than %s, %d files_ids with recent chunks left alone (uploads in progress?)",
-				rep.Files, rep.Chunks, len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending))
+			s.logf("checked %d files and %d chunks in %s: %d damaged files, %d orphaned chunks of %d files older than %s, %d files_ids with recent chunks left alone (uploads in progress?)",
+				rep.Files, rep.Chunks, took(start, -1), len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending))
 			switch {
 			case len(rep.Damaged) > 0:
 				return damagef("%d damaged files in bucket %s (verify shows what is wrong with them)", len(rep.Damaged), s.bucket.Name())
@@ -159,4 +171,44 @@ func (a *app) fsckCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&grace, "grace", buckets.DefaultGrace, "leave chunks newer than this alone: they may belong to an upload in progress")
 	cmd.Flags().BoolVar(&repair, "repair", false, "remove the orphaned chunks older than --grace")
 	return cmd
+}
+
+// checkProgress is the progress bar of verify and fsck on stderr: nil
+// unless stderr is a terminal and --quiet is off. total, the bytes the
+// check will read, costs a query, so it is asked only when a bar is drawn.
+func (s *session) checkProgress(label string, total func() (int64, error)) (*progress, error) {
+	w := s.cmd.ErrOrStderr()
+	if s.cfg.Quiet || !isTerminal(w) {
+		return nil, nil
+	}
+	n, err := total()
+	if err != nil {
+		return nil, err
+	}
+	return newProgress(w, false, label, n), nil
+}
+
+// totalLength is the bytes of files, or of every file in the bucket when
+// files is nil.
+func totalLength(s *session, files []*buckets.File) (int64, error) {
+	if files == nil {
+		st, err := s.bucket.Stats(s.ctx)
+		return st.Bytes, err
+	}
+	var n int64
+	for _, f := range files {
+		n += f.Length
+	}
+	return n, nil
+}
+
+// took says how long a check since start took and, when bytes is not
+// negative, how fast it read.
+func took(start time.Time, bytes int64) string {
+	d := time.Since(start)
+	s := d.Round(time.Millisecond).String()
+	if bytes >= 0 && d > 0 {
+		s += fmt.Sprintf(", %s/s", byteSize(int64(float64(bytes)/d.Seconds())))
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func TestVerifyCommand(t *testing.T) {
 	if r.e != nil || r.out != "" {
 		t.Fatalf("verify of a sound bucket: %v, %q", r.e, r.out)
 	}
-	if msgs := logMessages(t, r.err); msgs[len(msgs)-1] != "verified 1 files (11 B): 0 damaged" {
+	if msgs := logMessages(t, r.err); !regexp.MustCompile(`^verified 1 files \(11 B\) in [0-9.]+[mµn]?s, [0-9.]+ (B|KiB|MiB|GiB)/s: 0 damaged$`).MatchString(msgs[len(msgs)-1]) {
 		t.Errorf("verify stderr %q", msgs)
 	}
 	missing, short, changed := damage(t, e)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"syscall"
 	"time"
 
 	"github.com/gridfsd/gridfsd/auth"
@@ -50,7 +52,7 @@ for trying gridfsd and for small data, not for production.`,
 			if err != nil {
 				return err
 			}
-			m := &Main{Config: c, Logger: newLogger(cmd.ErrOrStderr(), c)}
+			m := &Main{Config: c, Logger: newLogger(cmd.ErrOrStderr(), c), LogOut: cmd.ErrOrStderr()}
 			return m.Run(cmd.Context())
 		},
 	}
@@ -81,19 +83,43 @@ for trying gridfsd and for small data, not for production.`,
 type Main struct {
 	Config config.Config
 	Logger *slog.Logger
+	// LogOut is where Logger writes; with log-format text the start-up
+	// banner goes there as plain lines. Nil: the banner is a log record.
+	LogOut io.Writer
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully.
 func (m *Main) Run(ctx context.Context) error {
 	c, log := m.Config, m.Logger
-	uri := c.URI
+	authz, err := auth.New(c.Auth)
+	if err != nil {
+		return fmt.Errorf("cannot set up access control: %w", err)
+	}
+	// Every address is taken before the embedded store starts: a port in
+	// use must not leave a data directory behind or a store running that
+	// then waits in vain for a gateway.
+	httpLn, err := listen(config.KeyListen, c.Listen, "choose another with --"+config.KeyListen)
+	if err != nil {
+		return err
+	}
+	defer httpLn.Close()
+	var s3Ln net.Listener
+	if c.S3Listen != "" {
+		s3Ln, err = listen(config.KeyS3Listen, c.S3Listen, "choose another with --"+config.KeyS3Listen+", or turn the S3 API off with --"+config.KeyS3Listen+"=")
+		if err != nil {
+			return err
+		}
+		defer s3Ln.Close()
+	}
+
+	uri, embeddedURI := c.URI, ""
 	if uri == "" {
 		store, err := m.startEmbedded()
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		uri = store.URI()
+		uri, embeddedURI = store.URI(), store.URI()
 	}
 
 	client, db, err := connect(ctx, uri, c)
@@ -115,10 +141,6 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 
-	authz, err := auth.New(c.Auth)
-	if err != nil {
-		return fmt.Errorf("cannot set up access control: %w", err)
-	}
 	bdb := buckets.NewDB(db)
 	gw, err := gateway.New(gateway.Config{
 		DB:                   bdb,
@@ -142,23 +164,18 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot create gateway: %w", err)
 	}
-	ln, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s (%s): %w", c.Listen, config.KeyListen, err)
-	}
-	scheme := "http"
-	if c.TLS.Cert != "" {
-		scheme = "https"
-	}
-	log.Info("gridfsd is serving", "http", scheme+"://"+ln.Addr().String()+"/", "database", db.Name(),
-		"max_upload_size", c.MaxUploadSize, "access_control", c.Auth.Enabled(), "sweep_interval", c.SweepInterval.String())
 	s3ctx, stopS3 := context.WithCancel(ctx)
 	defer stopS3()
-	s3done, err := m.startS3(s3ctx, bdb, authz, gw.Registry())
+	s3done, err := m.startS3(s3ctx, s3Ln, bdb, authz, gw.Registry())
 	if err != nil {
 		return err
 	}
-	err = gw.Serve(ctx, ln)
+	var s3Addr net.Addr
+	if s3Ln != nil {
+		s3Addr = s3Ln.Addr()
+	}
+	m.announce(newBanner(c, httpLn.Addr(), s3Addr, embeddedURI, db.Name()))
+	err = gw.Serve(ctx, httpLn)
 	stopS3()
 	if s3err := <-s3done; err == nil {
 		err = s3err
@@ -170,12 +187,25 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
-// startS3 serves the S3 API on s3-listen, unless it is empty, until ctx
-// ends; the channel reports how it stopped.
-func (m *Main) startS3(ctx context.Context, db *buckets.DB, authz *auth.Authorizer, reg prometheus.Registerer) (<-chan error, error) {
+// listen takes addr for the setting key; a taken or unusable address is
+// one line naming the flag, the address and what to do instead.
+func listen(key, addr, remedy string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--%s %s: address already in use; %s", key, addr, remedy)
+	}
+	return nil, fmt.Errorf("--%s %s: %w", key, addr, err)
+}
+
+// startS3 serves the S3 API on ln, unless it is nil (s3-listen empty),
+// until ctx ends; the channel reports how it stopped.
+func (m *Main) startS3(ctx context.Context, ln net.Listener, db *buckets.DB, authz *auth.Authorizer, reg prometheus.Registerer) (<-chan error, error) {
 	c := m.Config
 	done := make(chan error, 1)
-	if c.S3Listen == "" {
+	if ln == nil {
 		done <- nil
 		return done, nil
 	}
@@ -187,28 +217,21 @@ func (m *Main) startS3(ctx context.Context, db *buckets.DB, authz *auth.Authoriz
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the S3 API: %w", err)
 	}
-	ln, err := net.Listen("tcp", c.S3Listen)
-	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s (%s): %w", c.S3Listen, config.KeyS3Listen, err)
-	}
-	scheme := "http"
-	if c.TLS.Cert != "" {
-		scheme = "https"
-	}
-	m.Logger.Info("gridfsd S3 API is serving", "s3", scheme+"://"+ln.Addr().String()+"/")
 	go func() { done <- srv.Serve(ctx, ln) }()
 	return done, nil
 }
 
-// startEmbedded starts the embedded store and says what it is.
+// startEmbedded starts the embedded store in data-dir on embedded-listen.
 func (m *Main) startEmbedded() (*embedded.Store, error) {
 	c := m.Config
 	// FerretDB would not notice a MongoDB already on the port, and gridfsd
-	// would quietly use that one; fail clearly instead.
-	l, err := net.Listen("tcp", c.EmbeddedListen)
+	// would quietly use that one; fail clearly instead, before the data
+	// directory exists.
+	l, err := listen(config.KeyEmbeddedListen, c.EmbeddedListen, fmt.Sprintf(
+		"if a MongoDB runs there, use it with --uri mongodb://%s, else choose another port with --%s",
+		c.EmbeddedListen, config.KeyEmbeddedListen))
 	if err != nil {
-		return nil, fmt.Errorf("cannot start the embedded store on %s (%s): %w; "+
-			"if a MongoDB runs there, use it with --uri mongodb://%s", c.EmbeddedListen, config.KeyEmbeddedListen, err, c.EmbeddedListen)
+		return nil, err
 	}
 	l.Close()
 	store, err := embedded.Start(embedded.Config{
@@ -219,9 +242,6 @@ func (m *Main) startEmbedded() (*embedded.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the embedded store: %w", err)
 	}
-	m.Logger.Warn("no --uri given: using the embedded store, a single-node FerretDB on SQLite for trying gridfsd and for small data; "+
-		"for production, point gridfsd at MongoDB with --uri (replica set or sharded cluster)",
-		"data_dir", c.DataDir, "mongodb_uri", store.URI())
 	return store, nil
 }
 

@@ -127,7 +127,7 @@ auth:
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	for _, want := range []string{"https://" + httpAddr, "access_control=true", "orphan sweeper started", "interval=1h0m0s", "grace=2h0m0s"} {
+	for _, want := range []string{"https://" + httpAddr, "Access control   on: 1 token(s); signed URLs accepted\n", "orphan sweeper started", "interval=1h0m0s", "grace=2h0m0s"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %s:\n%s", want, logs)
 		}

@@ -156,7 +156,9 @@ func TestServeEmbedded(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 	log := logs.String()
-	for _, want := range []string{`"msg":"gridfsd is serving"`, "embedded store", `"request_id":`, `"status":206`, `"msg":"gridfsd stopped"`} {
+	for _, want := range []string{`"msg":"gridfsd is serving"`, "embedded store", `"request_id":`, `"status":206`, `"msg":"gridfsd stopped"`,
+		`"http":"http://` + httpAddr + `/"`, `"data_dir":"` + dataDir + `"`, `"mongodb_uri":"mongodb://` + storeAddr + `/"`,
+		`"files_command":"gridfsd list --embedded-listen ` + storeAddr + `"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s:\n%s", want, log)
 		}
