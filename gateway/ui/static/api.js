@@ -301,11 +301,14 @@ export function idLinkURL(bucket, id) {
 }
 
 /**
- * The Content-Type the gateway serves a file with (it sniffs when none is
- * stored). A GET of the first byte: HEAD reads no content, so it cannot sniff.
+ * The Content-Type the gateway serves a file with (it derives one from the
+ * name, else sniffs the first bytes, when none is stored). A GET of the
+ * first byte: HEAD reads no content, so it cannot sniff. An empty file has
+ * no byte to ask for, and costs nothing whole.
  */
 export async function servedType(bucket, file, signal) {
-  const res = await request("GET", idPath(bucket, file.id), { headers: { Range: "bytes=0-0" }, signal });
+  const headers = file.length > 0 ? { Range: "bytes=0-0" } : {};
+  const res = await request("GET", idPath(bucket, file.id), { headers, signal });
   await res.arrayBuffer();
   return res.headers.get("Content-Type") || "";
 }

@@ -119,7 +119,10 @@ function drawListing(section, bucket, state, sort, [sortCol, sortDir], prefix, l
     }
   }
   const rows = [...byName.values()].sort((a, b) => sort.cmp(a.file, b.file));
-  const caption = `${rows.length} file${rows.length === 1 ? "" : "s"}${prefix ? ` starting with “${prefix}”` : ""}${state.next ? ", more to load" : ""}`;
+  // Files counted as the bucket list counts them: every revision is a
+  // stored file; the rows are names.
+  const files = state.files.length;
+  const caption = `${files} file${files === 1 ? "" : "s"} (${rows.length} name${rows.length === 1 ? "" : "s"})${prefix ? ` starting with “${prefix}”` : ""}${state.next ? ", more to load" : ""}`;
 
   if (rows.length === 0) {
     fill(section, h("p", { class: "empty" }, prefix ? `No file name starts with “${prefix}”.` : "This bucket has no files yet. Drop files above or choose them to upload."));
