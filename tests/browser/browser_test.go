@@ -389,10 +389,6 @@ func TestBrowserUI(t *testing.T) {
 			t.Errorf("%s stored with chunk size %d, want the bucket's 1024", f.Filename, f.ChunkSize)
 		}
 	}
-	do(t, ctx, "let the status messages fade", gone(".toast"))
-	if err := screenshot(ctx); err != nil {
-		t.Errorf("screenshot: %v", err)
-	}
 
 	// A phone-sized screen: nothing may force sideways scrolling.
 	do(t, ctx, "narrow viewport", chromedp.EmulateViewport(375, 800))
@@ -510,7 +506,7 @@ func TestBrowserUI(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`(() => {
 			const dt = new DataTransfer();
 			dt.items.add(new File(["dropped in\n"], "dropped.txt", { type: "text/plain" }));
-			document.querySelector(".dropzone").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+			document.querySelector(".listing").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
 		})()`),
 		visible(`.uploads li[data-state="done"][data-name="dropped.txt"]`),
 		visible(`tr[data-filename="dropped.txt"]`),

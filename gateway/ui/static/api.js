@@ -180,10 +180,14 @@ export function dropBucket(name, force = false) {
 
 // Files
 
-/** One page of a bucket's listing, ordered by filename then upload date. */
-export async function listFiles(bucket, { prefix, limit, cursor } = {}, signal) {
-  const doc = await requestJSON("GET", bucketPath(bucket), { query: { prefix, limit, cursor }, signal });
-  return { files: doc?.files ?? [], next: doc?.next ?? "" };
+/**
+ * One page of a bucket's listing, ordered by filename then upload date.
+ * With a delimiter, one folder level: the names under prefix that hold it
+ * come back rolled up into prefixes (folders).
+ */
+export async function listFiles(bucket, { prefix, limit, cursor, delimiter } = {}, signal) {
+  const doc = await requestJSON("GET", bucketPath(bucket), { query: { prefix, limit, cursor, delimiter }, signal });
+  return { files: doc?.files ?? [], prefixes: doc?.prefixes ?? [], next: doc?.next ?? "" };
 }
 
 /**
