@@ -29,9 +29,17 @@ type listPage struct {
 	Next  string          `json:"next"`
 }
 
+// folderPage is the JSON of a listing with ?delimiter=: the files of one
+// level and the folders below it.
+type folderPage struct {
+	Files    []*buckets.File `json:"files"`
+	Prefixes []string        `json:"prefixes"`
+	Next     string          `json:"next"`
+}
+
 // listFiles serves GET /b/{bucket}: one page of files ordered by name,
 // upload date and id, filtered by ?prefix=, ?regex=, metadata and
-// continued with ?cursor=.
+// continued with ?cursor=; with ?delimiter=, one folder level.
 func (h *handler) listFiles(c echo.Context) error {
 	b, err := h.bucket(c)
 	if err != nil {
@@ -40,6 +48,13 @@ func (h *handler) listFiles(c echo.Context) error {
 	q, err := listQuery(c)
 	if err != nil {
 		return err
+	}
+	if c.QueryParams().Has("delimiter") {
+		page, err := b.FindFolder(c.Request().Context(), q, c.QueryParam("delimiter"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, folderPage{Files: page.Files, Prefixes: page.Prefixes, Next: page.Next})
 	}
 	page, err := b.Find(c.Request().Context(), q)
 	if err != nil {
@@ -65,6 +80,8 @@ func listQuery(c echo.Context) (buckets.Query, error) {
 			q.Regex = v
 		case k == "cursor":
 			q.After = v
+		case k == "delimiter":
+			// Read by listFiles, which lists folders with it.
 		case k == auth.ParamExpires || k == auth.ParamSignature:
 			// A signed URL's credential, checked by access control.
 		case k == "limit":
@@ -85,7 +102,7 @@ func listQuery(c echo.Context) (buckets.Query, error) {
 			}
 			q.Metadata = append(q.Metadata, bson.E{Key: k[len(metaJSONParam):], Value: val})
 		default:
-			return q, fmt.Errorf("%w: unknown parameter %q (use prefix, regex, limit, cursor, meta.<key> or metajson.<key>)", buckets.ErrInvalidQuery, k)
+			return q, fmt.Errorf("%w: unknown parameter %q (use prefix, delimiter, regex, limit, cursor, meta.<key> or metajson.<key>)", buckets.ErrInvalidQuery, k)
 		}
 	}
 	for _, e := range q.Metadata {

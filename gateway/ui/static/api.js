@@ -180,10 +180,14 @@ export function dropBucket(name, force = false) {
 
 // Files
 
-/** One page of a bucket's listing, ordered by filename then upload date. */
-export async function listFiles(bucket, { prefix, limit, cursor } = {}, signal) {
-  const doc = await requestJSON("GET", bucketPath(bucket), { query: { prefix, limit, cursor }, signal });
-  return { files: doc?.files ?? [], next: doc?.next ?? "" };
+/**
+ * One page of a bucket's listing, ordered by filename then upload date.
+ * With a delimiter, one folder level: the names under prefix that hold it
+ * come back rolled up into prefixes (folders).
+ */
+export async function listFiles(bucket, { prefix, limit, cursor, delimiter } = {}, signal) {
+  const doc = await requestJSON("GET", bucketPath(bucket), { query: { prefix, limit, cursor, delimiter }, signal });
+  return { files: doc?.files ?? [], prefixes: doc?.prefixes ?? [], next: doc?.next ?? "" };
 }
 
 /**
@@ -301,11 +305,14 @@ export function idLinkURL(bucket, id) {
 }
 
 /**
- * The Content-Type the gateway serves a file with (it sniffs when none is
- * stored). A GET of the first byte: HEAD reads no content, so it cannot sniff.
+ * The Content-Type the gateway serves a file with (it derives one from the
+ * name, else sniffs the first bytes, when none is stored). A GET of the
+ * first byte: HEAD reads no content, so it cannot sniff. An empty file has
+ * no byte to ask for, and costs nothing whole.
  */
 export async function servedType(bucket, file, signal) {
-  const res = await request("GET", idPath(bucket, file.id), { headers: { Range: "bytes=0-0" }, signal });
+  const headers = file.length > 0 ? { Range: "bytes=0-0" } : {};
+  const res = await request("GET", idPath(bucket, file.id), { headers, signal });
   await res.arrayBuffer();
   return res.headers.get("Content-Type") || "";
 }

@@ -45,11 +45,13 @@ async function load(section, signal) {
     h(
       "table",
       { class: "grid buckets" },
-      h("caption", {}, `${buckets.length} bucket${buckets.length === 1 ? "" : "s"}, ${formatBytes(total)} in all`),
+      // "Files" are stored files, as GridFS counts them: each revision of
+      // a name is one. A bucket's own page counts the same way.
+      h("caption", {}, `${buckets.length} bucket${buckets.length === 1 ? "" : "s"}, ${formatBytes(total)} in all; every revision counts as a file`),
       h(
         "thead",
         {},
-        h("tr", {}, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "num" }, "Files"), h("th", { scope: "col", class: "num" }, "Size"), h("th", { scope: "col", class: "num" }, "Chunk size"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions"))),
+        h("tr", {}, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "num", title: "Stored files: every revision of a name counts" }, "Files"), h("th", { scope: "col", class: "num" }, "Size"), h("th", { scope: "col", class: "num" }, "Chunk size"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions"))),
       ),
       h(
         "tbody",

@@ -1,7 +1,7 @@
 // One file: preview, details, revisions, rename, metadata, delete.
 
 import * as api from "./api.js";
-import { h, sizeEl, timeEl } from "./dom.js";
+import { h, fill, sizeEl, timeEl, errorText } from "./dom.js";
 import { route } from "./routes.js";
 import { setPage, showError, clearError, notify, confirmAction } from "./shell.js";
 import { renderPreview } from "./preview.js";
@@ -33,18 +33,21 @@ export async function renderFile(main, params, signal) {
     main.append(h("p", { class: "muted" }, n === newest ? `Newest of ${revisions.length} revisions` : `Revision ${n} of ${revisions.length} (0 is the oldest)`));
   }
   const preview = h("section", { class: "card preview", "aria-labelledby": "preview-h" }, h("h2", { id: "preview-h" }, "Preview"));
+  // Without a stored type, the gateway serves one it derives from the name
+  // or the first bytes: the details show that one, and the preview uses it.
+  const served = file.contentType ? Promise.resolve(file.contentType) : api.servedType(bucket, file, signal);
   main.append(
     preview,
-    details(bucket, file, n, newest),
+    details(bucket, file, n, newest, served),
     metadataSection(bucket, file),
     revisionsSection(bucket, name, revisions, n),
     renameSection(bucket, name, file, revisions),
     deleteSection(bucket, name, file, revisions),
   );
-  await renderPreview(preview, bucket, file, signal);
+  await renderPreview(preview, bucket, file, served, signal);
 }
 
-function details(bucket, file, n, newest) {
+function details(bucket, file, n, newest, served) {
   const row = (label, ...value) => [h("dt", {}, label), h("dd", {}, ...value)];
   const revision = n === newest ? undefined : n;
   // Plain URLs at first; with a token set they become signed ones, since a
@@ -60,7 +63,7 @@ function details(bucket, file, n, newest) {
       "dl",
       { class: "details" },
       row("Size", sizeEl(file.length), ` (${file.length.toLocaleString()} bytes)`),
-      row("Content type", file.contentType ?? h("span", { class: "muted" }, "none stored")),
+      row("Content type", file.contentType ?? servedTypeEl(served)),
       row("Uploaded", timeEl(file.uploadDate)),
       row("Chunk size", sizeEl(file.chunkSize)),
       row("SHA-256", file.sha256 ? h("code", { class: "hash" }, file.sha256) : h("span", { class: "muted" }, "not recorded (written by another tool)")),
@@ -76,6 +79,19 @@ function details(bucket, file, n, newest) {
     ),
     api.linksExpire() ? h("p", { class: "muted" }, "These links and those of the revisions are signed for your token: anyone who has one can read the file with it for 10 minutes.") : null,
   );
+}
+
+// The type a file without a stored one is served with, once the gateway
+// said it, and why it is not the stored one.
+function servedTypeEl(served) {
+  const el = h("span", { id: "served-type" }, h("span", { class: "muted" }, "…"));
+  served.then(
+    (type) => fill(el, type || "application/octet-stream", " ", h("span", { class: "muted" }, "(none stored: served with the type the gateway derives from the name or the first bytes)")),
+    (err) => {
+      if (err.name !== "AbortError") fill(el, h("span", { class: "muted" }, `none stored (${errorText(err)})`));
+    },
+  );
+  return el;
 }
 
 function metadataSection(bucket, file) {

@@ -35,13 +35,12 @@ export function kindOf(contentType) {
   return "other";
 }
 
-export async function renderPreview(section, bucket, file, signal) {
+/** Shows a preview of file by its served type (a promise of the Content-Type). */
+export async function renderPreview(section, bucket, file, served, signal) {
   const body = h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Loading preview…"));
   section.append(body);
   try {
-    // Without a stored type, ask the gateway what it would serve (it
-    // guesses from the extension and sniffs the first bytes).
-    const type = file.contentType || (file.length > 0 ? await api.servedType(bucket, file, signal) : "");
+    const type = await served;
     await show(body, bucket, file, type, signal);
   } catch (err) {
     if (err.name === "AbortError") return;
@@ -109,7 +108,7 @@ async function show(body, bucket, file, type, signal) {
       return;
     }
     default:
-      fill(body, h("p", {}, `No preview for this type of file (${file.contentType || "unknown type"}). `, downloadLink(bucket, file)));
+      fill(body, h("p", {}, `No preview for this type of file (${type || "unknown type"}). `, downloadLink(bucket, file)));
   }
 }
 

@@ -1,5 +1,6 @@
-// Uploads: a drop zone and a file picker for several files; each file is
-// streamed as its own PUT with a progress bar, its rate and a cancel button.
+// Uploads: a file picker, and files dropped anywhere on the view; each file
+// is streamed as its own PUT with a progress bar, its rate and a cancel
+// button.
 
 import * as api from "./api.js";
 import { h, fill, formatBytes, formatRate, errorText } from "./dom.js";
@@ -10,35 +11,45 @@ import { notify } from "./shell.js";
 // listing's own requests (browsers allow six per host).
 const parallel = 3;
 
+// Finished uploads leave the list this long after the last one ended, so
+// the panel shrinks back to its one line; failed and cancelled ones stay
+// until cleared, since they need the user's attention.
+const doneLinger = 8000;
+
 /**
- * The upload panel of a bucket. prefix is the listing's filter, used as the
- * default name prefix when it looks like a folder. onUploaded runs after
- * each stored file.
+ * The upload panel of a bucket: one line while idle (a file picker and the
+ * name prefix, which starts as folder), the uploads below it while they
+ * run. onUploaded runs after each stored file. Returns {panel,
+ * acceptDrops(el, signal)}: files dropped on el are uploaded too.
  */
-export function uploadPanel(bucket, prefix, signal, onUploaded) {
+export function uploadPanel(bucket, folder, signal, onUploaded) {
   const queue = [];
   let running = 0;
+  let linger = 0;
 
-  const list = h("ul", { class: "uploads", "aria-label": "Uploads" });
-  const namePrefix = h("input", { id: "upload-prefix", name: "prefix", autocomplete: "off", spellcheck: "false", value: prefix.endsWith("/") ? prefix : "", placeholder: "e.g. photos/" });
+  const list = h("ul", { class: "uploads", "aria-label": "Uploads", hidden: true });
+  const namePrefix = h("input", { id: "upload-prefix", name: "prefix", autocomplete: "off", spellcheck: "false", value: folder, placeholder: "e.g. photos/" });
+  const prefixShown = h("code", {}, folder || "none");
+  namePrefix.addEventListener("input", () => fill(prefixShown, namePrefix.value || "none"));
   const input = h("input", { id: "upload-files", type: "file", multiple: true });
-  const zone = h(
-    "div",
-    { class: "dropzone" },
-    h("p", { class: "drop-hint" }, "Drop files here, or"),
-    h("div", { class: "field" }, h("label", { for: "upload-files" }, "Choose files to upload"), input),
-  );
-  const clear = h("button", { type: "button", class: "link", hidden: true, onclick: () => {
-    for (const li of [...list.children]) if (li.dataset.state !== "uploading" && li.dataset.state !== "waiting") li.remove();
-    clear.hidden = true;
-  } }, "Clear finished");
+  const clear = h("button", { type: "button", class: "link", hidden: true, onclick: () => removeFinished(true) }, "Clear finished");
+  const removeFinished = (all) => {
+    for (const li of [...list.children]) {
+      const s = li.dataset.state;
+      if (s === "done" || (all && (s === "failed" || s === "cancelled"))) li.remove();
+    }
+    list.hidden = list.children.length === 0;
+    clear.hidden = ![...list.children].some((li) => li.dataset.state !== "uploading" && li.dataset.state !== "waiting");
+  };
 
   const add = (files) => {
+    clearTimeout(linger);
     for (const file of files) {
       const item = newItem(bucket, namePrefix.value + file.name, file);
       list.append(item.li);
       queue.push(item);
     }
+    list.hidden = list.children.length === 0;
     pump();
   };
 
@@ -52,6 +63,10 @@ export function uploadPanel(bucket, prefix, signal, onUploaded) {
         clear.hidden = false;
         if (stored) onUploaded(stored);
         pump();
+        if (running === 0 && queue.length === 0) {
+          clearTimeout(linger);
+          linger = setTimeout(() => removeFinished(false), doneLinger);
+        }
       });
     }
   };
@@ -60,39 +75,59 @@ export function uploadPanel(bucket, prefix, signal, onUploaded) {
     add([...input.files]);
     input.value = ""; // so choosing the same file again uploads it again
   });
-  zone.addEventListener("dragover", (e) => {
-    if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = "copy";
-    zone.classList.add("over");
-  });
-  zone.addEventListener("dragleave", (e) => {
-    if (!zone.contains(e.relatedTarget)) zone.classList.remove("over");
-  });
-  zone.addEventListener("drop", (e) => {
-    e.preventDefault();
-    zone.classList.remove("over");
-    const files = [...(e.dataTransfer?.files ?? [])];
-    if (files.length) add(files);
-  });
   // Leaving the view does not cancel uploads: they are the user's data in
   // flight. The list goes with the view; the requests finish on their own.
-  signal.addEventListener("abort", () => queue.splice(0));
+  signal.addEventListener("abort", () => {
+    queue.splice(0);
+    clearTimeout(linger);
+  });
 
-  return h(
+  const panel = h(
     "section",
     { class: "card upload", "aria-labelledby": "upload-h" },
-    h("h2", { id: "upload-h" }, "Upload"),
     h(
       "div",
-      { class: "field" },
-      h("label", { for: "upload-prefix" }, "Name prefix ", h("span", { class: "muted" }, "(optional, added before each file name)")),
-      namePrefix,
+      { class: "upload-bar" },
+      h("h2", { id: "upload-h" }, "Upload"),
+      h("div", { class: "picker" }, h("label", { for: "upload-files" }, "Choose files"), input),
+      h("p", { class: "drop-hint" }, "or drop them anywhere on this page."),
+      h(
+        "details",
+        { class: "upload-options" },
+        h("summary", {}, "Name prefix: ", prefixShown),
+        h(
+          "div",
+          { class: "field" },
+          h("label", { for: "upload-prefix" }, "Name prefix ", h("span", { class: "muted" }, "(added before each file name; a name with / is in a folder)")),
+          namePrefix,
+        ),
+      ),
     ),
-    zone,
     list,
     clear,
   );
+
+  const acceptDrops = (el, viewSignal) => {
+    const opts = { signal: viewSignal };
+    el.addEventListener("dragover", (e) => {
+      if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+      el.classList.add("dropping");
+    }, opts);
+    el.addEventListener("dragleave", (e) => {
+      if (!el.contains(e.relatedTarget)) el.classList.remove("dropping");
+    }, opts);
+    el.addEventListener("drop", (e) => {
+      el.classList.remove("dropping");
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (!files.length) return;
+      e.preventDefault();
+      add(files);
+    }, opts);
+    viewSignal.addEventListener("abort", () => el.classList.remove("dropping"));
+  };
+  return { panel, acceptDrops };
 }
 
 function newItem(bucket, name, file) {

@@ -1,0 +1,154 @@
+package buckets
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// FolderPage is one page of a folder listing, in Find's order: the files
+// directly under the query's prefix (every revision), and the folders
+// below it, each once. Next is empty on the last page.
+type FolderPage struct {
+	Files []*File
+	// Prefixes are the folders: the query's prefix followed by what a name
+	// holds up to and including the first delimiter after it.
+	Prefixes []string
+	Next     string
+}
+
+// FindFolder lists one level of the tree the delimiter makes of the names
+// that match q, as object stores list with a delimiter: a name with the
+// delimiter after q.Prefix is rolled up into the folder it is in. Files
+// and folders both count towards q.Limit. A folder is passed over with a
+// new range query that starts past its last possible name, so a page
+// costs a query per folder on it, however many files each holds. q.After
+// takes the Next of a previous FindFolder page (not of Find). It returns
+// ErrInvalidQuery for an empty delimiter and as Find does.
+func (b *Bucket) FindFolder(ctx context.Context, q Query, delimiter string) (*FolderPage, error) {
+	if delimiter == "" {
+		return nil, fmt.Errorf("%w: empty delimiter", ErrInvalidQuery)
+	}
+	limit := q.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxLimit:
+		return nil, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, limit, MaxLimit)
+	}
+	inner := q
+	inner.After = ""
+	// skip is the folder listed last: its names are passed over, by the
+	// range query when prefixEnd can bound it, else one by one.
+	skip := ""
+	startAfter := func(folder string) {
+		skip = folder
+		inner.After = ""
+		if end, ok := prefixEnd(folder); ok {
+			inner.From = max(q.From, end)
+		} else {
+			inner.From = max(q.From, folder)
+		}
+	}
+	if q.After != "" {
+		c, err := decodeFolderCursor(q.After)
+		if err != nil {
+			return nil, err
+		}
+		if c.Folder != "" {
+			startAfter(c.Folder)
+		} else {
+			inner.After = c.File
+		}
+	}
+
+	page := &FolderPage{Files: []*File{}, Prefixes: []string{}}
+	last := folderCursor{} // the entry listed last, where the next page starts
+	for n := 0; ; {
+		inner.Limit = min(MaxLimit, limit-n+1)
+		if skip != "" && strings.HasPrefix(inner.From, skip) {
+			inner.Limit = MaxLimit // reading through a folder that prefixEnd could not bound
+		}
+		found, err := b.Find(ctx, inner)
+		if err != nil {
+			return nil, err
+		}
+		restarted := false
+		for _, f := range found.Files {
+			if skip != "" && strings.HasPrefix(f.Filename, skip) {
+				continue
+			}
+			folder := ""
+			if rest, ok := strings.CutPrefix(f.Filename, q.Prefix); ok {
+				if i := strings.Index(rest, delimiter); i >= 0 {
+					folder = f.Filename[:len(q.Prefix)+i+len(delimiter)]
+				}
+			}
+			if n == limit {
+				page.Next = last.encode()
+				return page, nil
+			}
+			n++
+			if folder == "" {
+				page.Files = append(page.Files, f)
+				last = folderCursor{File: encodeCursor(f)}
+				continue
+			}
+			page.Prefixes = append(page.Prefixes, folder)
+			last = folderCursor{Folder: folder}
+			startAfter(folder)
+			if strings.HasPrefix(inner.From, folder) {
+				continue // no bound: read on, passing over the folder's names
+			}
+			restarted = true
+			break
+		}
+		if restarted {
+			continue
+		}
+		if found.Next == "" {
+			return page, nil
+		}
+		inner.After = found.Next
+	}
+}
+
+// prefixEnd returns a string greater than every string that starts with p
+// and not greater than any other string above p: p with its last byte
+// incremented. It is kept to ASCII, so the bound stays valid UTF-8.
+func prefixEnd(p string) (string, bool) {
+	if p == "" || p[len(p)-1] >= 0x7f {
+		return "", false
+	}
+	return p[:len(p)-1] + string(p[len(p)-1]+1), true
+}
+
+// folderCursor is where a folder listing continues: after a file (Find's
+// cursor) or after a folder.
+type folderCursor struct {
+	File   string `bson:"a,omitempty"`
+	Folder string `bson:"p,omitempty"`
+}
+
+func (c folderCursor) encode() string {
+	raw, err := bson.Marshal(c)
+	if err != nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+func decodeFolderCursor(s string) (folderCursor, error) {
+	var c folderCursor
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = bson.Unmarshal(raw, &c)
+	}
+	if err != nil || (c.File == "") == (c.Folder == "") {
+		return c, fmt.Errorf("%w: cursor is not one this server issued for a folder listing", ErrInvalidQuery)
+	}
+	return c, nil
+}
