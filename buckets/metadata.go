@@ -35,6 +35,9 @@ const MaxMetadataDepth = 90
 // document, and metadata.contentType, when present, a string without
 // control bytes (it becomes a response header).
 func CheckMetadata(md bson.D) error {
+	if md == nil {
+		return nil // no metadata: the files document has no metadata field
+	}
 	b, err := bson.Marshal(md)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)

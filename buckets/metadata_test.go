@@ -139,3 +139,13 @@ func TestTypesTheStoreLacksAre4xx(t *testing.T) {
 		t.Fatalf("after refused writes: %v, %v", got, err)
 	}
 }
+
+// TestNoMetadataIsValid: a file without metadata (an S3 PutObject without
+// x-amz-meta-*, an upload without headers) passes the metadata check.
+func TestNoMetadataIsValid(t *testing.T) {
+	for _, md := range []bson.D{nil, {}} {
+		if err := buckets.CheckMetadata(md); err != nil {
+			t.Errorf("CheckMetadata(%#v) = %v, want nil", md, err)
+		}
+	}
+}
