@@ -3,19 +3,24 @@ package browser
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // startGateway serves a gateway on the test store, recording its answers.
@@ -231,6 +236,196 @@ func TestBrowserFolders(t *testing.T) {
 		t.Errorf("the flat view lists %q", got)
 	}
 
+	if errs := con.unexpected(func(chromedp.ConsoleMessage) bool { return false }); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// idPath is the /id/ path of a file the store gave an ObjectID.
+func idPath(t *testing.T, bucket string, f *buckets.File) string {
+	t.Helper()
+	oid, ok := f.ID.(bson.ObjectID)
+	if !ok {
+		t.Fatalf("%s has id %v, want an ObjectID", f.Filename, f.ID)
+	}
+	return "/id/" + bucket + "/" + oid.Hex()
+}
+
+// firstRowShown is whether the first row of the file list is on screen,
+// whole, with the page scrolled to its top.
+const firstRowShown = `(() => {
+	scrollTo(0, 0);
+	const r = document.querySelector("table.files tbody tr").getBoundingClientRect();
+	return r.top >= 0 && r.bottom <= innerHeight;
+})()`
+
+// TestBrowserLayout checks the file list's layout: sizes and dates on one
+// line at 1280 pixels beside a long name and a long type, the first row on
+// screen without scrolling on a laptop and a phone, and an upload panel of
+// one line while no upload runs.
+func TestBrowserLayout(t *testing.T) {
+	db, ts, _ := startGateway(t, gateway.Config{})
+	photos := putPhotos(t, db)
+	long := strings.Repeat("quarterly-report-of-the-northern-region-", 4) + "final.xlsx"
+	put(t, photos, long, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "cells")
+	ctx := startBrowser(t)
+	var con console
+	go con.watch(ctx)
+
+	do(t, ctx, "open the bucket at 1280 pixels",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(ts.URL+"/ui/#/b/photos"),
+		visible(`tr[data-filename="`+long+`"]`),
+	)
+	wrapped := eval[[]string](t, ctx, "wrapped sizes and dates", `[...document.querySelectorAll("table.files tbody td.num, table.files tbody td.date")]
+		.filter(td => td.textContent && td.firstElementChild && td.firstElementChild.getClientRects().length !== 1)
+		.map(td => td.textContent)`)
+	if len(wrapped) > 0 {
+		t.Errorf("at 1280 pixels these sizes and dates wrap: %q", wrapped)
+	}
+	if w := eval[int](t, ctx, "page width", `document.documentElement.scrollWidth`); w > 1280 {
+		t.Errorf("at 1280 pixels the page is %dpx wide", w)
+	}
+
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+	}{
+		{"laptop", 1366, 768},
+		{"phone", 390, 844},
+	} {
+		do(t, ctx, "a "+screen.name+" screen", chromedp.EmulateViewport(screen.width, screen.height), goTo("#/"), goTo("#/b/photos"), visible(`tr[data-prefix="2024/"]`))
+		if !eval[bool](t, ctx, "first row shown", firstRowShown) {
+			top := eval[float64](t, ctx, "first row's bottom", `document.querySelector("table.files tbody tr").getBoundingClientRect().bottom`)
+			t.Errorf("on a %s screen (%d×%d) the first row of the file list ends at %vpx, below the screen", screen.name, screen.width, screen.height, top)
+		}
+		if w := eval[int](t, ctx, "page width", `document.documentElement.scrollWidth`); w > int(screen.width) {
+			t.Errorf("on a %s screen the page is %dpx wide, wider than %d", screen.name, w, screen.width)
+		}
+	}
+
+	// Idle, the upload panel is one line; while files upload it shows them,
+	// and once they are done it goes back to one line.
+	do(t, ctx, "laptop screen", chromedp.EmulateViewport(1366, 768), goTo("#/"), goTo("#/b/photos"), visible(`tr[data-prefix="2024/"]`))
+	idle := eval[float64](t, ctx, "panel height", `document.querySelector(".card.upload").getBoundingClientRect().height`)
+	if idle > 80 {
+		t.Errorf("the idle upload panel is %vpx high, want one line", idle)
+	}
+	local := filepath.Join(t.TempDir(), "new.txt")
+	if err := os.WriteFile(local, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "upload a file",
+		chromedp.SetUploadFiles(chromedp.CSS("#upload-files"), []string{local}),
+		visible(`.uploads li[data-state="done"][data-name="new.txt"]`),
+		visible(`tr[data-filename="new.txt"]`),
+	)
+	do(t, ctx, "the panel shrinks back", chromedp.Poll[chromedp.Void](`document.querySelector(".uploads").hidden`, chromedp.WithPollingTimeout(30*time.Second)))
+	if h := eval[float64](t, ctx, "panel height", `document.querySelector(".card.upload").getBoundingClientRect().height`); h != idle {
+		t.Errorf("after the upload the panel is %vpx high, want %v as before", h, idle)
+	}
+
+	if errs := con.unexpected(func(chromedp.ConsoleMessage) bool { return false }); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// thumbLoaded is whether the thumbnail of a row has been fetched and drawn.
+func thumbLoaded(name string) string {
+	return fmt.Sprintf(`(() => { const i = document.querySelector('tr[data-filename=%q] img.thumb'); return !!i && i.complete && i.naturalWidth > 0; })()`, name)
+}
+
+// TestBrowserThumbnails checks the thumbnails of the file list: small
+// images get one, loaded when their row comes into view; a large image and
+// other files get an icon and cost no download. With access control a read
+// token sees the folders and the thumbnails come from signed URLs.
+func TestBrowserThumbnails(t *testing.T) {
+	db, ts, rec := startGateway(t, gateway.Config{})
+	photos := putPhotos(t, db)
+	put(t, photos, "aa", "", string(pngOf(t, 16, 16)))     // no stored type, no extension: no thumbnail
+	put(t, photos, "ab.png", "", string(pngOf(t, 16, 16))) // no stored type: an image by its name
+	big := put(t, photos, "big.png", "image/png", string(pngOf(t, 8, 8))+strings.Repeat("\x00", 2<<20))
+	for i := range 60 {
+		put(t, photos, fmt.Sprintf("list-%02d.txt", i), "text/plain", "filler\n")
+	}
+	last := put(t, photos, "zz-last.png", "image/png", string(pngOf(t, 24, 24)))
+	ctx := startBrowser(t)
+	var con console
+	go con.watch(ctx)
+
+	do(t, ctx, "open the bucket",
+		chromedp.EmulateViewport(1366, 768),
+		chromedp.Navigate(ts.URL+"/ui/#/b/photos?limit=200"),
+		visible(`tr[data-filename="zz-last.png"]`),
+		chromedp.Poll[chromedp.Void](thumbLoaded("ab.png")),
+	)
+	icons := eval[map[string]bool](t, ctx, "rows with a thumbnail", `Object.fromEntries([...document.querySelectorAll("tr[data-filename]")].map(tr => [tr.dataset.filename, !!tr.querySelector("img.thumb")]))`)
+	for name, want := range map[string]bool{"ab.png": true, "top.png": true, "zz-last.png": true, "aa": false, "big.png": false, "readme.txt": false} {
+		if icons[name] != want {
+			t.Errorf("row %s has a thumbnail: %v, want %v", name, icons[name], want)
+		}
+	}
+	fetched := func(f *buckets.File) int {
+		p := idPath(t, "photos", f)
+		return rec.countWhere(func(h hit) bool { return h.path == p })
+	}
+	if n := fetched(big); n != 0 {
+		t.Errorf("big.png (%d bytes) was fetched %d times for the list", big.Length, n)
+	}
+	// Lazy: the last row is far below the screen, and its image is asked
+	// for only once it is scrolled to.
+	if n := fetched(last); n != 0 {
+		t.Errorf("zz-last.png, below the screen, was fetched before it was scrolled to")
+	}
+	do(t, ctx, "scroll to the last row",
+		chromedp.ScrollIntoView(chromedp.CSS(`tr[data-filename="zz-last.png"]`)),
+		chromedp.Poll[chromedp.Void](thumbLoaded("zz-last.png")),
+	)
+	if n := fetched(last); n == 0 {
+		t.Errorf("zz-last.png's thumbnail is shown but was not fetched from the gateway; requests:\n%s", rec)
+	}
+	if n := fetched(big); n != 0 {
+		t.Errorf("big.png was fetched %d times for the list", n)
+	}
+	if errs := con.unexpected(func(chromedp.ConsoleMessage) bool { return false }); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+
+	// The same store behind access control: a read token of bucket photos.
+	const secret = "browser-reader-secret-0123456789"
+	authz, err := auth.New(auth.Config{
+		Tokens:     []auth.Token{{Name: "reader", Secret: secret, Buckets: []string{"photos"}, Access: auth.Read}},
+		SigningKey: "browser-signing-key-0123456789",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, locked, lockedRec := startGateway(t, gateway.Config{DB: db, Auth: authz})
+	beach, err := photos.FindByName(context.Background(), "2024/beach.png", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the gateway with access control",
+		chromedp.Navigate(locked.URL+"/ui/"),
+		chromedp.WaitReady(chromedp.CSS(`#token-form[data-auth="on"]`)),
+		chromedp.SendKeys(chromedp.CSS("#token"), secret),
+		chromedp.Click(chromedp.CSS("#token-save")),
+		chromedp.WaitVisible(chromedp.Search(`//span[@id="token-who"][text()="Signed in as reader"]`)),
+		goTo("#/b/photos"),
+		chromedp.Click(chromedp.CSS(`tr[data-prefix="2024/"] a`)),
+		visible(`tr[data-prefix="2024/city/"]`),
+		chromedp.Poll[chromedp.Void](thumbLoaded("2024/beach.png")),
+	)
+	p := idPath(t, "photos", beach)
+	signed := lockedRec.countWhere(func(h hit) bool {
+		return h.path == p && strings.Contains(h.query, "signature=") && h.status == http.StatusOK
+	})
+	if signed == 0 {
+		t.Errorf("with a read token the thumbnail of 2024/beach.png did not come from a signed URL; requests:\n%s", lockedRec)
+	}
+	if n := lockedRec.countWhere(func(h hit) bool { return h.path == "/b/photos" && h.status != http.StatusOK }); n != 0 {
+		t.Errorf("%d folder listings refused with a read token; requests:\n%s", n, lockedRec)
+	}
 	if errs := con.unexpected(func(chromedp.ConsoleMessage) bool { return false }); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
