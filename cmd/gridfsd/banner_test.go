@@ -177,7 +177,7 @@ func TestServePortInUse(t *testing.T) {
 func TestAnnounce(t *testing.T) {
 	addr, _ := net.ResolveTCPAddr("tcp", "127.0.0.1:8080")
 	for _, c := range []struct {
-		format, level string
+		format, level  string
 		want, unwanted []string
 	}{
 		{"text", "info", []string{"\ngridfsd is serving\n  HTTP API and UI  http://127.0.0.1:8080/\n"}, []string{"level=", "msg="}},
