@@ -79,6 +79,12 @@ func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*Fi
 		SetSort(bson.D{{Key: "uploadDate", Value: dir}, {Key: "_id", Value: dir}}).
 		SetSkip(skip)
 	raw, err := b.files.FindOne(ctx, bson.D{{Key: "filename", Value: name}}, opts).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) && (revision == 0 || revision == -1) {
+		// No newest (or oldest) revision: no file of that name at the
+		// time of the query. Counting afterwards could see one just
+		// committed and call it a missing revision.
+		return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+	}
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		n, cerr := b.files.CountDocuments(ctx, bson.D{{Key: "filename", Value: name}}, options.Count().SetLimit(1))
 		if cerr != nil {

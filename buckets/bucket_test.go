@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
@@ -224,5 +226,34 @@ func TestPatchIsOneUpdate(t *testing.T) {
 	}
 	if err := b.Patch(ctx, "nope", &name, nil); !errors.Is(err, buckets.ErrFileNotFound) {
 		t.Fatalf("Patch of a missing id: %v", err)
+	}
+}
+
+// TestNewestOfANameBeingCreated: while a name's first revision commits, the
+// newest (and the oldest) revision of it is either that file or "no such
+// file", never "no such revision": an S3 If-None-Match: * PutObject that lost
+// a race answered NoSuchVersion.
+func TestNewestOfANameBeingCreated(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	for round := range 200 {
+		name := fmt.Sprintf("f-%d", round)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Upload(ctx, name, strings.NewReader("x"), buckets.UploadOptions{})
+			done <- err
+		}()
+		for i := 0; ; i++ {
+			_, err := b.FindByName(ctx, name, []int{-1, 0}[i%2])
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, buckets.ErrFileNotFound) {
+				t.Fatalf("round %d: FindByName of a name being created: %v, want the file or ErrFileNotFound", round, err)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
