@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/labstack/echo/v4"
 )
@@ -18,7 +18,7 @@ import (
 // TestPanicIsRecovered: a handler's panic is a 500 JSON error with the
 // request id, logged at error level, and the server goes on serving.
 func TestPanicIsRecovered(t *testing.T) {
-	var logs lockedBuffer
+	var logs proctest.Log
 	srv, err := New(Config{
 		DB:     buckets.NewDB(storetest.MustOpenDB(t)),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -53,21 +53,4 @@ func TestPanicIsRecovered(t *testing.T) {
 	if err != nil || res.StatusCode != 200 {
 		t.Errorf("after the panic: %v %v", res, err)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -10,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gridfsd/gridfsd/internal/proctest"
 )
 
 // runnableMark, on the line before a ```sh fence in README.md, makes that
@@ -38,24 +39,6 @@ func readmeBlocks(t *testing.T, readme string) []string {
 		blocks = append(blocks, strings.Join(block, "\n")+"\n")
 	}
 	return blocks
-}
-
-// lockedBuffer is a log written by a process and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func freePort(t *testing.T) string {
@@ -97,10 +80,7 @@ func TestReadme(t *testing.T) {
 	}
 
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "gridfsd"), "../cmd/gridfsd")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	proctest.BuildGridfsd(t, bin)
 	// aws on PATH may be a pyenv shim without the module.
 	if err := os.Symlink("/usr/bin/aws", filepath.Join(bin, "aws")); err != nil {
 		t.Fatal(err)
@@ -125,7 +105,7 @@ func TestReadme(t *testing.T) {
 		"--listen", "127.0.0.1:"+httpPort, "--s3-listen", "127.0.0.1:"+s3Port, "--embedded-listen", "127.0.0.1:"+storePort)
 	serve.Dir = serveDir
 	serve.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
-	serveLog := &lockedBuffer{}
+	serveLog := &proctest.Log{}
 	serve.Stdout, serve.Stderr = serveLog, serveLog
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)

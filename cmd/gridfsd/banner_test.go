@@ -14,6 +14,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 )
 
 // TestServeBanner starts serve on the embedded store in text log format
@@ -133,7 +134,7 @@ func TestServePortInUse(t *testing.T) {
 			root := newRootCommand()
 			root.SetArgs(args)
 			root.SetOut(io.Discard)
-			logs := &syncBuffer{}
+			logs := &proctest.Log{}
 			root.SetErr(logs)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

@@ -9,35 +9,17 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// syncBuffer collects the log of a server running in another goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // serving is a `gridfsd serve` running in-process.
 type serving struct {
-	logs   *syncBuffer
+	logs   *proctest.Log
 	done   chan error // receives Execute's result when serve returns
 	cancel context.CancelFunc
 }
@@ -46,7 +28,7 @@ type serving struct {
 // answers /readyz through client; cancel is what SIGTERM does.
 func startServe(t *testing.T, client *http.Client, base string, args ...string) serving {
 	t.Helper()
-	s := serving{logs: &syncBuffer{}, done: make(chan error, 1)}
+	s := serving{logs: &proctest.Log{}, done: make(chan error, 1)}
 	if len(args) > 0 && args[0] == "serve" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--s3-listen") }) {
 		// Parallel tests must not all take the S3 API's default port.
 		args = append(args, "--s3-listen=")

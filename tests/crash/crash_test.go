@@ -13,53 +13,23 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// buildGridfsd builds the binary once per test into a temporary directory.
-func buildGridfsd(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gridfsd")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/gridfsd/gridfsd/cmd/gridfsd")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// syncBuffer is a log both the process and the test use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is a running gridfsd serve.
 type server struct {
 	cmd  *exec.Cmd
 	addr string
-	log  *syncBuffer
+	log  *proctest.Log
 }
 
 func freeAddr(t *testing.T) string {
@@ -76,7 +46,7 @@ func freeAddr(t *testing.T) string {
 // until it answers /readyz.
 func startServe(t *testing.T, bin, db string, extra ...string) *server {
 	t.Helper()
-	s := &server{addr: freeAddr(t), log: &syncBuffer{}}
+	s := &server{addr: freeAddr(t), log: &proctest.Log{}}
 	args := append([]string{"serve", "--uri", storetest.URI(t), "--db", db, "--listen", s.addr, "--s3-listen=", "--log-level", "debug"}, extra...)
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
@@ -248,7 +218,7 @@ func killMidUpload(t *testing.T, bin string, db string, st state, committed []by
 // TestKilledUploadFsckRepair: after SIGKILL mid-upload, gridfsd fsck
 // --repair removes the orphans and the committed file is untouched.
 func TestKilledUploadFsckRepair(t *testing.T) {
-	bin := buildGridfsd(t)
+	bin := proctest.BuildGridfsd(t, "")
 	mdb := storetest.MustOpenDB(t)
 	st := state{b: mustBucket(t, mdb.Name())}
 	committed := content(50_000, 1)
@@ -286,7 +256,7 @@ func TestKilledUploadFsckRepair(t *testing.T) {
 // killed upload left, while an upload that keeps streaming through many
 // sweeps is untouched and commits complete.
 func TestKilledUploadSweeper(t *testing.T) {
-	bin := buildGridfsd(t)
+	bin := proctest.BuildGridfsd(t, "")
 	mdb := storetest.MustOpenDB(t)
 	st := state{b: mustBucket(t, mdb.Name())}
 	committed := content(50_000, 2)
