@@ -368,7 +368,7 @@ func (b *Bucket) chunkSizes(ctx context.Context) (cur *mongo.Cursor, withData bo
 
 // eachRaw calls fn for every document of cur and closes it.
 func eachRaw(ctx context.Context, cur *mongo.Cursor, fn func(bson.Raw) error) error {
-	defer cur.Close(context.WithoutCancel(ctx))
+	defer closeCursor(ctx, cur)
 	for cur.Next(ctx) {
 		if err := fn(cur.Current); err != nil {
 			return err
