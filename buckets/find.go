@@ -87,17 +87,33 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 			return nil, err
 		}
 	}
-	// No limit on the query: skipped documents do not count towards the
-	// page, so the page reads on past them; the first batch holds a whole
-	// page and the one document after it, which tells whether there is a
-	// next page.
-	cur, err := b.files.Find(ctx, filter, options.Find().SetSort(listingOrder).SetBatchSize(int32(limit+1)))
+	// The query reads limit+1 documents: a page and the one after it,
+	// which tells whether there is a next page. Skipped documents take
+	// places, so when the store had as many as asked for and the page is
+	// short, the same query runs again asking for twice as many. A limit
+	// keeps the store's sort a bounded top-k one on MongoDB.
+	for want := limit + 1; ; want = min(2*want, math.MaxInt32) {
+		page, read, err := b.findPage(ctx, filter, limit, want)
+		if err != nil || page.Next != "" || read < want || want == math.MaxInt32 {
+			return page, err
+		}
+	}
+}
+
+// findPage reads up to want files documents that match filter, in
+// listingOrder, into a page of up to limit files, and returns how many
+// documents it read.
+func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int) (*Page, int, error) {
+	cur, err := b.files.Find(ctx, filter, options.Find().SetSort(listingOrder).SetLimit(int64(want)))
 	if err != nil {
-		return nil, queryError(err)
+		return nil, 0, queryError(err)
 	}
 	defer closeCursor(ctx, cur)
 	page := &Page{Files: []*File{}}
+	var skipped []Skipped
+	read := 0
 	for cur.Next(ctx) {
+		read++
 		if len(page.Files) == limit {
 			// The next page starts after this page's last file and
 			// reports the documents skipped from here on.
@@ -107,18 +123,23 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 		raw := append(bson.Raw(nil), cur.Current...)
 		f, err := listedFile(raw)
 		if err != nil {
-			s := Skipped{ID: rawID(raw), Err: err}
-			page.Skipped = append(page.Skipped, s)
-			b.db.logger().WarnContext(ctx, "listing skips a files document no GridFS reader can use",
-				"bucket", b.name, "_id", FormatID(s.ID), "error", err)
+			skipped = append(skipped, Skipped{ID: rawID(raw), Err: err})
 			continue
 		}
 		page.Files = append(page.Files, f)
 	}
 	if err := cur.Err(); err != nil {
-		return nil, queryError(err)
+		return nil, 0, queryError(err)
 	}
-	return page, nil
+	if page.Next != "" || read < want {
+		// The final read of this page: report what it skipped, once.
+		for _, s := range skipped {
+			b.db.logger().WarnContext(ctx, "listing skips a files document no GridFS reader can use",
+				"bucket", b.name, "_id", FormatID(s.ID), "error", s.Err)
+		}
+		page.Skipped = skipped
+	}
+	return page, read, nil
 }
 
 // listedFile parses a files document for a listing, which needs what
