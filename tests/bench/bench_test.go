@@ -37,7 +37,8 @@ func TestSmoke(t *testing.T) {
 		seen[r.Group+"/"+r.Name] = r
 	}
 	for _, want := range []string{
-		"store ceiling/raw InsertMany", "store ceiling/raw find",
+		"store ceiling/raw InsertMany", "store ceiling/raw find", "store ceiling/raw find: CPU", "store ceiling/raw find: store CPU",
+		"download/gateway HTTP GET: store CPU", "download/driver DownloadToStream: store CPU",
 		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
 		"download/driver DownloadToStream", "download/gateway HTTP GET",
 		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU", "download/gridfsd verify", "download/gridfsd verify: CPU",
