@@ -27,6 +27,11 @@ type gateway struct {
 }
 
 func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
+	return b.startServe(ctx, "--uri", b.s.uri, "--db", b.s.db)
+}
+
+// startServe starts gridfsd serve on the store storeArgs name.
+func (b *bench) startServe(ctx context.Context, storeArgs ...string) (*gateway, error) {
 	bin := b.s.gridfsd
 	dir, err := os.MkdirTemp("", "gridfsd-bench-gw-*")
 	if err != nil {
@@ -49,7 +54,7 @@ func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn")
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn"}, storeArgs...)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gridfsd serve: %w", err)
