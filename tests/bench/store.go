@@ -122,7 +122,7 @@ func (b *bench) storeAtScale(ctx context.Context, data *pattern, _ *gateway) err
 		if err := b.storeUploadDownloadDelete(ctx, data, gw, sum(b.s.storeFile), held); err != nil {
 			return err
 		}
-		if err := b.storeSeekRSS(ctx, data, gw, files[0].path, files[0].size); err != nil {
+		if err := b.storeSeekRSS(ctx, data, gw, target.path, target.size); err != nil {
 			return err
 		}
 	}
