@@ -45,6 +45,11 @@ func TestSmoke(t *testing.T) {
 		"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU", "upload/SHA-256 of the bytes (sha256-simd): CPU",
 		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
 		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",
+		"embedded store at scale/1 KiB range at 99% of 2MiB, 6MiB in bucket",
+		"embedded store at scale/1 KiB range at 99% of 2MiB, 8MiB in bucket",
+		"embedded store at scale/first 64 KiB of an open range at 50% of 2MiB",
+		"embedded store at scale/upload (HTTP PUT)", "embedded store at scale/full download (HTTP GET)",
+		"embedded store at scale/delete (HTTP DELETE)", "embedded store at scale/RSS rise serving 20 seeks into 2MiB",
 	} {
 		r, ok := seen[want]
 		if !ok {

@@ -44,6 +44,12 @@ func (s *settings) binary(ctx context.Context, dir string) (string, error) {
 
 // startGateway runs gridfsd serve on the store being measured.
 func (b *bench) startGateway() (*gateway, error) {
+	return b.startServe("--uri", b.s.uri, "--db", b.s.db)
+}
+
+// startServe runs gridfsd serve, its S3 API on, on the store storeArgs
+// name (--uri ..., or --data-dir and --embedded-listen of its own).
+func (b *bench) startServe(storeArgs ...string) (*gateway, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -52,7 +58,8 @@ func (b *bench) startGateway() (*gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	return serve(b.s.gridfsd, addr, "http://"+s3addr, "serve", "--uri", b.s.uri, "--db", b.s.db, "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn")
+	args := append([]string{"serve", "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn"}, storeArgs...)
+	return serve(b.s.gridfsd, addr, "http://"+s3addr, args...)
 }
 
 // startStore runs the embedded store in a gridfsd serve process of its own

@@ -39,6 +39,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"readers", b.concurrentReaders},
 		{"concurrency", b.concurrency},
 		{"s3", b.s3Rows},
+		{"store", b.storeAtScale},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {
