@@ -105,6 +105,9 @@ func differentialQuery(r *rand.Rand, values []any) (filter, sort bson.D) {
 	case 9: // nested field, and a type mismatch on n
 		return bson.D{{Key: "nested.files_id", Value: v()}, {Key: "n", Value: bson.D{{Key: "$gte", Value: "3"}}}}, byN
 	case 10: // descending sort is left to the handler
+		if r.IntN(2) == 0 { // the Go driver's GridFS query
+			return bson.D{{Key: "files_id", Value: bson.D{{Key: "$eq", Value: v()}}}}, byN
+		}
 		return bson.D{{Key: "files_id", Value: v()}}, bson.D{{Key: "n", Value: -1}}
 	default: // a range on files_id, an equality with a document
 		return bson.D{{Key: "files_id", Value: bson.D{{Key: "$gte", Value: k()}}}, {Key: "n", Value: v()}}, byN

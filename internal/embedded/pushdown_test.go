@@ -55,6 +55,8 @@ func gridFSQueries(t *testing.T, db *mongo.Database, bucket string, fileID any, 
 	wantIndexPlan(t, db, chunks, bson.D{{Key: "files_id", Value: fileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: 2}}}}, bson.D{{Key: "n", Value: 1}}, "files_id_1_n_1")
 	wantIndexPlan(t, db, chunks, bson.D{{Key: "files_id", Value: fileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: 1}, {Key: "$lt", Value: 3}}}}, bson.D{{Key: "n", Value: 1}}, "files_id_1_n_1")
 	wantIndexPlan(t, db, chunks, bson.D{{Key: "files_id", Value: fileID}}, bson.D{{Key: "n", Value: 1}}, "files_id_1_n_1")
+	// the Go driver's GridFSBucket asks for a file's chunks with $eq
+	wantIndexPlan(t, db, chunks, bson.D{{Key: "files_id", Value: bson.D{{Key: "$eq", Value: fileID}}}}, bson.D{{Key: "n", Value: 1}}, "files_id_1_n_1")
 	wantIndexPlan(t, db, files, bson.D{{Key: "_id", Value: fileID}}, nil, "_id_")
 	wantIndexPlan(t, db, files, bson.D{{Key: "filename", Value: filename}}, nil, "filename_1_uploadDate_1")
 }

@@ -104,6 +104,16 @@ func filterConditions(filter *types.Document) map[string]*condition {
 		v, _ := filter.Get(field)
 
 		if op, ok := v.(*types.Document); ok {
+			// {field: {$eq: v}} matches what {field: v} matches (the Go driver's GridFS asks
+			// for its chunks so).
+			if eq, err := op.Get("$eq"); err == nil && op.Len() == 1 {
+				if p, ok := keyParam(eq); ok {
+					conds[field] = &condition{eq: &p}
+				}
+
+				continue
+			}
+
 			if c := rangeCondition(op); c != nil {
 				conds[field] = c
 			}
