@@ -8,6 +8,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // TestInsertFileReadsBack: an insert that fails although its document
@@ -49,5 +50,50 @@ func TestInsertFileReadsBack(t *testing.T) {
 	bad, _ := bson.Marshal(bson.D{{Key: "_id", Value: "bad"}, {Key: "$bad", Value: 1}})
 	if _, err := b.insertFile(ctx, bad, abort); err == nil || aborted != 2 {
 		t.Fatalf("a refused insert: %v, aborted %d", err, aborted)
+	}
+}
+
+// TestCommitTimeout: a conditional commit that cannot get its name's lease
+// (a holder that stopped answering, a stuck store) gives up after
+// CommitTimeout with nothing stored, so no request and no shutdown waits
+// on it for ever; the upload's chunks are removed.
+func TestCommitTimeout(t *testing.T) {
+	ctx := context.Background()
+	b, err := NewDB(storetest.MustOpenDB(t)).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { CommitTimeout = d }(CommitTimeout)
+	CommitTimeout = 300 * time.Millisecond
+	// A lease another gateway holds and keeps alive.
+	if _, err := b.leaseColl().InsertOne(ctx, bson.D{{Key: "_id", Value: leaseID("fs", "x")}, {Key: "holder", Value: bson.NewObjectID()},
+		{Key: "expires", Value: bson.NewDateTimeFromTime(time.Now().Add(time.Hour))}}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.OpenUpload(ctx, "x", UploadOptions{ChunkSize: 4, Conditions: Conditions{IfNoneMatch: "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write([]byte("some bytes")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { _, err := u.Commit(); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("commit waiting for a held lease: %v, want context.DeadlineExceeded", err)
+		}
+		if took := time.Since(start); took > 20*CommitTimeout {
+			t.Errorf("commit gave up after %v, CommitTimeout is %v", took, CommitTimeout)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("commit waiting for a held lease did not give up")
+	}
+	for _, c := range []*mongo.Collection{b.files, b.chunks} {
+		if n, err := c.CountDocuments(ctx, bson.D{}); err != nil || n != 0 {
+			t.Errorf("%s holds %d documents (%v) after a commit that timed out", c.Name(), n, err)
+		}
 	}
 }
