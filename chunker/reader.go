@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -173,7 +174,7 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer cur.Close(context.WithoutCancel(r.ctx))
+	defer closeCursor(r.ctx, cur)
 	n := 0
 	for k := first; k <= last; k++ {
 		data, err := r.next(r.ctx, cur, k)
@@ -326,7 +327,7 @@ func (r *Reader) openStream(first, last int64) *stream {
 			s.send(ctx, streamed{err: err})
 			return
 		}
-		defer cur.Close(context.WithoutCancel(ctx))
+		defer closeCursor(ctx, cur)
 		for k := first; k < r.chunkN; k++ {
 			if k > first && cur.RemainingBatchLength() == 0 {
 				// The next Next issues a getMore: wait until the client
@@ -380,4 +381,16 @@ func (s *stream) stop() {
 		putBuffer(c.data)
 	}
 	<-s.done
+}
+
+// cursorCloseTimeout bounds killing a server cursor.
+const cursorCloseTimeout = 5 * time.Second
+
+// closeCursor closes cur even when ctx was cancelled (a client that hung
+// up must not leave its server cursor open), but never waits for ever on a
+// stuck store.
+func closeCursor(ctx context.Context, cur *mongo.Cursor) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cursorCloseTimeout)
+	defer cancel()
+	cur.Close(ctx)
 }
