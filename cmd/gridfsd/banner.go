@@ -143,8 +143,7 @@ func (b banner) writeText(w io.Writer) {
 		line("S3 API", "off (--s3-listen is empty)")
 	}
 	if b.EmbeddedURI != "" {
-		line("Store", "embedded (FerretDB on SQLite), for trying gridfsd and single-machine use;")
-		line("", "for production, run serve with --uri mongodb://... (a replica set or sharded cluster)")
+		line("Store", "embedded single-node FerretDB on SQLite (GiBs of media, seeks in ms); for production: --uri mongodb://...")
 		line("Data directory", b.DataDir)
 		line("MongoDB URI", b.EmbeddedURI+"   (database "+b.Database+"; no authentication: keep it on loopback)")
 	} else {

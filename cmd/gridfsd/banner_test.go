@@ -35,7 +35,8 @@ func TestServeBanner(t *testing.T) {
 		"gridfsd is serving\n",
 		"HTTP API and UI  http://" + httpAddr + "/\n",
 		"S3 API           http://" + s3Addr + "/ ",
-		"embedded (FerretDB on SQLite)",
+		// one line: the next one is the data directory
+		"Store            embedded single-node FerretDB on SQLite (GiBs of media, seeks in ms); for production: --uri mongodb://...\n  Data directory",
 		"Data directory   " + absData + "\n",
 		"MongoDB URI      mongodb://" + storeAddr + "/ ",
 		// Not the default address: the file commands must be told.

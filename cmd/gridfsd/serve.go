@@ -29,8 +29,9 @@ func (a *app) serveCommand() *cobra.Command {
 With --uri it serves the GridFS buckets of that MongoDB (standalone, replica
 set or sharded cluster; TLS and authentication through the connection
 string). Without --uri it starts an embedded single-node store (FerretDB on
-SQLite) in --data-dir, reachable by MongoDB tools on --embedded-listen: good
-for trying gridfsd and for small data, not for production.`,
+SQLite) in --data-dir, reachable by MongoDB tools on --embedded-listen: one
+node on one machine (it serves gigabytes of media, a seek in milliseconds),
+not for production.`,
 		Example: `  gridfsd serve
   gridfsd serve --uri "mongodb://db1,db2,db3/files?replicaSet=rs0" --listen 0.0.0.0:8080
   GRIDFSD_MAX_UPLOAD_SIZE=2GiB gridfsd serve --config /etc/gridfsd.yaml`,

@@ -149,6 +149,23 @@ func sameDocuments(a, b []bson.Raw, sort bson.D) bool {
 		if f, ok := v.AsFloat64OK(); ok {
 			return fmt.Sprint(f)
 		}
+		// MongoDB sorts an array by its smallest element ascending, its largest descending
+		if arr, ok := v.ArrayOK(); ok {
+			if vals, err := arr.Values(); err == nil && len(vals) > 0 {
+				var nums []float64
+				for _, e := range vals {
+					if f, ok := e.AsFloat64OK(); ok {
+						nums = append(nums, f)
+					}
+				}
+				if len(nums) == len(vals) {
+					if sort[0].Value == -1 {
+						return fmt.Sprint(slices.Max(nums))
+					}
+					return fmt.Sprint(slices.Min(nums))
+				}
+			}
+		}
 		return v.String()
 	}
 	// compare run by run of equal sort keys, as multisets

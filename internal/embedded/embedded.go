@@ -1,8 +1,10 @@
 // Package embedded runs FerretDB on SQLite inside the gridfsd process, so that
 // gridfsd works out of the box and tests need no external MongoDB.
 //
-// It is a single-node store meant for trying gridfsd and for small data: it
-// answers every query with a full scan. Production points at MongoDB.
+// It is a single-node store on one machine: the fork of FerretDB in
+// third_party/ferretdb answers GridFS's queries through SQLite's indexes, so a
+// seek into a bucket of gigabytes takes milliseconds (docs/BENCHMARKS.md).
+// Production points at MongoDB.
 package embedded
 
 import (

@@ -37,13 +37,19 @@ func TestSmoke(t *testing.T) {
 		seen[r.Group+"/"+r.Name] = r
 	}
 	for _, want := range []string{
-		"store ceiling/raw InsertMany", "store ceiling/raw find",
+		"store ceiling/raw InsertMany", "store ceiling/raw find", "store ceiling/raw find: CPU", "store ceiling/raw find: store CPU",
+		"download/gateway HTTP GET: store CPU", "download/driver DownloadToStream: store CPU",
 		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
 		"download/driver DownloadToStream", "download/gateway HTTP GET",
-		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU",
+		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU", "download/gridfsd verify", "download/gridfsd verify: CPU",
 		"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU", "upload/SHA-256 of the bytes (sha256-simd): CPU",
 		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
 		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",
+		"embedded store at scale/1 KiB range at 99% of 2MiB, 6MiB in bucket",
+		"embedded store at scale/1 KiB range at 99% of 2MiB, 8MiB in bucket",
+		"embedded store at scale/first 64 KiB of an open range at 50% of 2MiB",
+		"embedded store at scale/upload (HTTP PUT)", "embedded store at scale/full download (HTTP GET)",
+		"embedded store at scale/delete (HTTP DELETE)", "embedded store at scale/RSS rise serving 20 seeks into 2MiB",
 	} {
 		r, ok := seen[want]
 		if !ok {

@@ -16,13 +16,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gridfsd/gridfsd/config"
-	"github.com/gridfsd/gridfsd/internal/embedded"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -40,10 +40,14 @@ type settings struct {
 	memSize      int64
 	memUploads   int
 	memEach      int64
+	storeSize    int64   // bucket size of the "embedded store at scale" group
+	storeFile    int64   // its file size
+	storeScales  []int64 // further bucket sizes for its seek row
 	only         map[string]bool
 	jsonPath     string
 	smoke        bool
-	embedded     bool // the store runs in the benchmark's process
+	embedded     bool // the embedded store, in a process of its own
+	storePID     int  // that process, for its CPU rows
 }
 
 func main() {
@@ -57,8 +61,8 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach string
-	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a temporary directory")
+	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales string
+	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
 	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
@@ -70,8 +74,11 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&memSize, "mem-size", "1GiB", "file size for the single-upload memory row")
 	flag.IntVar(&s.memUploads, "mem-uploads", 32, "concurrent uploads for the memory row")
 	flag.StringVar(&memEach, "mem-each", "8MiB", "size of each concurrent upload")
+	flag.StringVar(&storeSize, "store-size", "1GiB", "bytes in the bucket of the store group (embedded store at scale)")
+	flag.StringVar(&storeFile, "store-file", "256MiB", "size of each file of the store group")
+	flag.StringVar(&storeScales, "store-scales", "100MiB,2GiB", "further bucket sizes at which the store group times a seek, comma-separated")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, store, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -80,7 +87,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
@@ -100,27 +107,37 @@ func run(args []string, out io.Writer) error {
 		}
 		s.seekSizes = append(s.seekSizes, n)
 	}
+	for _, part := range strings.Split(storeScales, ",") {
+		n, err := config.ParseSize(part)
+		if err != nil {
+			return fmt.Errorf("--store-scales: %w", err)
+		}
+		s.storeScales = append(s.storeScales, n)
+	}
 	if s.smoke {
+		s.storeSize, s.storeFile, s.storeScales = 6<<20, 2<<20, []int64{3 << 20, 8 << 20}
 		s.seekSizes = []int64{4 << 20}
 		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
 	}
 
 	ctx := context.Background()
+	work, err := os.MkdirTemp("", "gridfsd-bench-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if _, err := s.binary(ctx, work); err != nil {
+		return err
+	}
 	if s.uri == "" {
-		dir, err := os.MkdirTemp("", "gridfsd-bench-*")
+		store, uri, err := startStore(s.gridfsd, filepath.Join(work, "store"))
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		store, err := embedded.Start(embedded.Config{DataDir: dir})
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		s.uri = store.URI()
-		s.embedded = true
-		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s\n", s.uri)
+		defer store.stop()
+		s.uri, s.embedded, s.storePID = uri, true, store.cmd.Process.Pid
+		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s, in gridfsd serve process %d\n", s.uri, s.storePID)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri))
 	if err != nil {

@@ -175,17 +175,13 @@ func toSJSON(v any) sjsontype {
 // Unmarshal decodes the top-level document.
 // It decodes document's schema from the `$s` field and uses it to decode the data of the document.
 func Unmarshal(data []byte) (*types.Document, error) {
-	var v map[string]json.RawMessage
-	r := bytes.NewReader(data)
-	dec := json.NewDecoder(r)
-
-	err := dec.Decode(&v)
-	if err != nil {
-		return nil, lazyerrors.Error(err)
-	}
-
-	if err = checkConsumed(dec, r); err != nil {
-		return nil, lazyerrors.Error(err)
+	// gridfsd patch (PATCHES.md, "fast sjson reads")
+	v, ok := splitObject(data)
+	if !ok {
+		var err error
+		if v, err = splitObjectJSON(data); err != nil {
+			return nil, err
+		}
 	}
 
 	// decode schema from the $s field of the document
@@ -195,8 +191,8 @@ func Unmarshal(data []byte) (*types.Document, error) {
 	}
 
 	var sch schema
-	r = bytes.NewReader(jsch)
-	dec = json.NewDecoder(r)
+	r := bytes.NewReader(jsch)
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 
 	if err := dec.Decode(&sch); err != nil {
@@ -235,6 +231,24 @@ func Unmarshal(data []byte) (*types.Document, error) {
 	}
 
 	return d, nil
+}
+
+// splitObjectJSON is upstream's way to the top-level fields of data, through encoding/json.
+func splitObjectJSON(data []byte) (map[string]json.RawMessage, error) {
+	var v map[string]json.RawMessage
+	r := bytes.NewReader(data)
+	dec := json.NewDecoder(r)
+
+	err := dec.Decode(&v)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	if err = checkConsumed(dec, r); err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return v, nil
 }
 
 // unmarshalSingleValue decodes the given sjson-encoded data element by the given schema.

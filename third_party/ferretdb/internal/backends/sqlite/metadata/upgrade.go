@@ -21,7 +21,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/fsql"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
@@ -54,6 +56,8 @@ func createIndexStatement(tableName string, index IndexInfo) string {
 //
 // It does not hold the lock; it runs before the registry is shared.
 func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.DB) error {
+	var upgraded int
+
 	for _, c := range r.colls[dbName] {
 		for _, index := range c.Settings.Indexes {
 			want := createIndexStatement(c.TableName, index)
@@ -73,6 +77,7 @@ func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.D
 				continue
 			}
 
+			upgraded++
 			r.l.InfoContext(ctx, "Upgrading index to numeric keys", "db", dbName, "collection", c.Name, "index", index.Name)
 
 			err = db.InTransaction(ctx, func(tx *fsql.Tx) error {
@@ -80,12 +85,18 @@ func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.D
 					return lazyerrors.Error(err)
 				}
 
+				upgradePause("dropped", upgraded)
+
 				if _, err := tx.ExecContext(ctx, want); err != nil {
 					return lazyerrors.Error(err)
 				}
 
+				upgradePause("created", upgraded)
+
 				return nil
 			})
+			upgradePause("committed", upgraded)
+
 			if err != nil {
 				r.l.WarnContext(
 					ctx, "Index keeps its old definition", "db", dbName, "collection", c.Name, "index", index.Name,
@@ -96,4 +107,25 @@ func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.D
 	}
 
 	return nil
+}
+
+// upgradePauseEnv names the test knob of the crash test (PATCHES.md, "crash-safe upgrade"): set to
+// "<point>:<n>", it stops the upgrade of this run's n-th index at that point ("dropped": inside the
+// transaction after DROP INDEX, "created": after CREATE INDEX and before the commit, "committed": after the
+// commit), prints "gridfsd-upgrade-paused <point>:<n>" to standard error and blocks until the process is
+// killed. Unset (always, outside that test), it costs one lookup per upgraded index.
+const upgradePauseEnv = "GRIDFSD_TEST_UPGRADE_PAUSE"
+
+// upgradePause blocks forever at the point upgradePauseEnv names.
+func upgradePause(point string, n int) {
+	at := fmt.Sprintf("%s:%d", point, n)
+	if os.Getenv(upgradePauseEnv) != at {
+		return
+	}
+
+	fmt.Fprintf(os.Stderr, "gridfsd-upgrade-paused %s\n", at)
+
+	for {
+		time.Sleep(time.Hour)
+	}
 }
