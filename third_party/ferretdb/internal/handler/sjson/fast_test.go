@@ -172,7 +172,7 @@ func TestFastBase64(t *testing.T) {
 		inputs = append(inputs, string(must.NotFail(json.Marshal(b))))
 	}
 	inputs = append(inputs, `""`, `"QQ=="`, `"QQ"`, `"Q"`, `"\u0051Q=="`, "\"QQ\n==\"", `"QQ==""`, `"Q Q=="`, `"QQ==`,
-		`QQ==`, `"` + strings.Repeat("A", 4) + `\/"`, `"-_8="`, `"ü"`, `null`)
+		`QQ==`, `"`+strings.Repeat("A", 4)+`\/"`, `"-_8="`, `"ü"`, `null`)
 	for _, in := range inputs {
 		got, ok := decodeBase64String([]byte(in))
 		var want []byte
