@@ -184,7 +184,7 @@ func (b *Bucket) idsOf(ctx context.Context, filter bson.D) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find files: %w", err)
 	}
-	defer cur.Close(ctx)
+	defer closeCursor(ctx, cur)
 	var ids []any
 	for cur.Next(ctx) {
 		var doc struct {
@@ -301,7 +301,7 @@ func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
 	}
-	defer cur.Close(ctx)
+	defer closeCursor(ctx, cur)
 	if cur.Next(ctx) {
 		s.Bytes, _ = cur.Current.Lookup("bytes").AsInt64OK()
 	}

@@ -510,7 +510,7 @@ func (b *Bucket) revisionsUpTo(ctx context.Context, f *File) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find revisions of %q: %w", f.Filename, err)
 	}
-	defer cur.Close(context.WithoutCancel(ctx))
+	defer closeCursor(ctx, cur)
 	want := bson.RawValue{}
 	if raw, err := bson.Marshal(bson.D{{Key: "_id", Value: f.ID}}); err == nil {
 		want = bson.Raw(raw).Lookup("_id")

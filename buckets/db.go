@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,8 @@ type DB struct {
 
 	types storeTypes // the BSON types the store lacks
 
+	log *slog.Logger // nil: slog.Default()
+
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
 	settings map[string]cachedSettings
@@ -94,6 +97,18 @@ const (
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
 	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+}
+
+// SetLogger sets where d reports what it passes over without failing (a
+// malformed files document in a listing, say); the default is
+// slog.Default(). Call it before d is used.
+func (d *DB) SetLogger(l *slog.Logger) { d.log = l }
+
+func (d *DB) logger() *slog.Logger {
+	if d.log == nil {
+		return slog.Default()
+	}
+	return d.log
 }
 
 // Database is the underlying database.
@@ -311,7 +326,7 @@ func (d *DB) all(ctx context.Context) (map[string]Settings, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list bucket settings: %w", err)
 	}
-	defer cur.Close(ctx)
+	defer closeCursor(ctx, cur)
 	for cur.Next(ctx) {
 		var s struct {
 			Name     string `bson:"_id"`

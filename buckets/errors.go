@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/gridfsd/gridfsd/chunker"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 )
 
 // Sentinel errors; every error a Bucket or DB returns for these conditions
@@ -26,3 +28,37 @@ var (
 	ErrChunkSize        = chunker.ErrChunkSize
 	ErrTooManyChunks    = chunker.ErrTooManyChunks
 )
+
+// storeGoneCodes are the server error codes of an operation the store
+// interrupted, or could not run, because it is shutting down, stepping
+// down or cannot reach a member: HostUnreachable, HostNotFound,
+// NetworkTimeout, ShutdownInProgress, PrimarySteppedDown, SocketException,
+// NotWritablePrimary, InterruptedAtShutdown, Interrupted,
+// InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk,
+// NotPrimaryOrSecondary. A later retry can succeed.
+var storeGoneCodes = []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 13435, 13436}
+
+// StoreUnavailable reports whether err means the store could not serve the
+// operation for now, as opposed to refusing it: no server could be
+// selected, the connection failed or timed out, the client was
+// disconnected, or the store answered that it interrupted the operation
+// (storeGoneCodes). The embedded store (FerretDB) answers an operation that
+// its own shutdown cancelled with InternalError "context canceled", which
+// counts too: before, an upload in flight when the store stopped was
+// answered 500 instead of 503.
+func StoreUnavailable(err error) bool {
+	var sse topology.ServerSelectionError
+	if errors.As(err, &sse) || mongo.IsNetworkError(err) || mongo.IsTimeout(err) || errors.Is(err, mongo.ErrClientDisconnected) {
+		return true
+	}
+	var se mongo.ServerError
+	if !errors.As(err, &se) {
+		return false
+	}
+	for _, code := range storeGoneCodes {
+		if se.HasErrorCode(code) {
+			return true
+		}
+	}
+	return se.HasErrorCodeWithMessage(1, "context canceled")
+}

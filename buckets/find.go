@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -42,11 +44,28 @@ type Query struct {
 }
 
 // Page is one page of a listing, ordered by filename, then uploadDate,
-// then _id. Next is empty on the last page.
+// then _id (listingOrder). Next is empty on the last page. A page may hold
+// fewer than Limit files, none on the last, when files documents were
+// skipped.
 type Page struct {
 	Files []*File
 	Next  string
+	// Skipped are the files documents of the page's range that no GridFS
+	// reader can use (listedFile), left out of Files and logged, each on
+	// one page only: a listing of thousands of files must not fail
+	// because another tool wrote one bad document.
+	Skipped []Skipped
 }
+
+// Skipped is a files document a listing left out, and why.
+type Skipped struct {
+	ID  any // the _id; nil when the document has none
+	Err error
+}
+
+// listingOrder is the order of every listing: the files collection's
+// {filename, uploadDate} index, then _id to break ties.
+var listingOrder = bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}
 
 // Find lists the files that match q, one page at a time with keyset
 // pagination: each page is one indexed range query, however deep. It
@@ -59,7 +78,7 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 	case limit < 0 || limit > MaxLimit:
 		return nil, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, limit, MaxLimit)
 	}
-	filter, err := q.filter()
+	filter, err := b.filter(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -68,30 +87,97 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 			return nil, err
 		}
 	}
-	opts := options.Find().
-		SetSort(bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}).
-		SetLimit(int64(limit + 1))
-	cur, err := b.files.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, queryError(err)
+	// The query reads limit+1 documents: a page and the one after it,
+	// which tells whether there is a next page. Skipped documents take
+	// places, so when the store had as many as asked for and the page is
+	// short, the same query runs again asking for twice as many. A limit
+	// keeps the store's sort a bounded top-k one on MongoDB.
+	for want := limit + 1; ; want = min(2*want, math.MaxInt32) {
+		page, read, err := b.findPage(ctx, filter, limit, want)
+		if err != nil || page.Next != "" || read < want || want == math.MaxInt32 {
+			return page, err
+		}
 	}
-	defer cur.Close(ctx)
+}
+
+// findPage reads up to want files documents that match filter, in
+// listingOrder, into a page of up to limit files, and returns how many
+// documents it read.
+func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int) (*Page, int, error) {
+	cur, err := b.files.Find(ctx, filter, options.Find().SetSort(listingOrder).SetLimit(int64(want)))
+	if err != nil {
+		return nil, 0, queryError(err)
+	}
+	defer closeCursor(ctx, cur)
 	page := &Page{Files: []*File{}}
+	var skipped []Skipped
+	read := 0
 	for cur.Next(ctx) {
+		read++
 		if len(page.Files) == limit {
+			// The next page starts after this page's last file and
+			// reports the documents skipped from here on.
 			page.Next = encodeCursor(page.Files[limit-1])
 			break
 		}
-		f, err := ParseFile(append(bson.Raw(nil), cur.Current...))
+		raw := append(bson.Raw(nil), cur.Current...)
+		f, err := listedFile(raw)
 		if err != nil {
-			return nil, err
+			skipped = append(skipped, Skipped{ID: rawID(raw), Err: err})
+			continue
 		}
 		page.Files = append(page.Files, f)
 	}
 	if err := cur.Err(); err != nil {
-		return nil, queryError(err)
+		return nil, 0, queryError(err)
 	}
-	return page, nil
+	if page.Next != "" || read < want {
+		// The final read of this page: report what it skipped, once.
+		for _, s := range skipped {
+			b.db.logger().WarnContext(ctx, "listing skips a files document no GridFS reader can use",
+				"bucket", b.name, "_id", FormatID(s.ID), "error", s.Err)
+		}
+		page.Skipped = skipped
+	}
+	return page, read, nil
+}
+
+// listedFile parses a files document for a listing, which needs what
+// ParseFile needs and a string filename and an uploadDate that is a date
+// or absent (older tools wrote none): listingOrder pages by them.
+func listedFile(raw bson.Raw) (*File, error) {
+	f, err := ParseFile(raw)
+	if err != nil {
+		return nil, err
+	}
+	if v := raw.Lookup("filename"); v.Type != bson.TypeString {
+		return nil, fmt.Errorf("files document %s: filename %s is not a string", FormatID(f.ID), describeValue(v))
+	}
+	switch v := raw.Lookup("uploadDate"); v.Type {
+	case 0, bson.TypeNull, bson.TypeDateTime:
+	default:
+		return nil, fmt.Errorf("files document %s: uploadDate %s is not a date", FormatID(f.ID), describeValue(v))
+	}
+	return f, nil
+}
+
+// describeValue names a field's value in a reason: the value itself, or
+// "missing".
+func describeValue(v bson.RawValue) string {
+	if v.Type == 0 {
+		return "missing"
+	}
+	return truncate(v.String(), 64)
+}
+
+// rawID is the _id of a files document, nil when it has none or it does
+// not decode.
+func rawID(raw bson.Raw) any {
+	var id any
+	if v, err := raw.LookupErr("_id"); err == nil {
+		_ = v.Unmarshal(&id)
+	}
+	return id
 }
 
 // Each calls fn for every file that matches q, in Find's order, fetching
@@ -114,7 +200,8 @@ func (b *Bucket) Each(ctx context.Context, q Query, fn func(*File) error) error 
 	}
 }
 
-func (q Query) filter() (bson.D, error) {
+// filter is q as a query on the files collection.
+func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 	var and bson.A
 	if q.Prefix != "" {
 		and = append(and, bson.D{{Key: "filename", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(q.Prefix)}}})
@@ -141,11 +228,7 @@ func (q Query) filter() (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
-		and = append(and, bson.D{{Key: "$or", Value: bson.A{
-			bson.D{{Key: "filename", Value: bson.D{{Key: "$gt", Value: c.Filename}}}},
-			bson.D{{Key: "filename", Value: c.Filename}, {Key: "uploadDate", Value: bson.D{{Key: "$gt", Value: c.UploadDate}}}},
-			bson.D{{Key: "filename", Value: c.Filename}, {Key: "uploadDate", Value: c.UploadDate}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: c.ID}}}},
-		}}})
+		and = append(and, c.after(b.db.lackedTypes(ctx)))
 	}
 	if len(and) == 0 {
 		return bson.D{}, nil
@@ -177,14 +260,21 @@ func checkMetadataFilter(e bson.E) error {
 	return nil
 }
 
+// cursorKey is where a listing continues: the listingOrder key of the
+// last file listed, each value as stored.
 type cursorKey struct {
-	Filename   string        `bson:"f"`
-	UploadDate bson.DateTime `bson:"d"`
-	ID         any           `bson:"i"`
+	Filename string `bson:"f"`
+	// UploadDate is nil when the file has no uploadDate, or a null one.
+	UploadDate *bson.DateTime `bson:"d,omitempty"`
+	ID         bson.RawValue  `bson:"i"`
 }
 
 func encodeCursor(f *File) string {
-	raw, err := bson.Marshal(cursorKey{Filename: f.Filename, UploadDate: bson.NewDateTimeFromTime(f.UploadDate), ID: f.ID})
+	c := cursorKey{Filename: f.Filename, ID: f.Raw.Lookup("_id")}
+	if d, ok := f.Raw.Lookup("uploadDate").DateTimeOK(); ok {
+		c.UploadDate = (*bson.DateTime)(&d)
+	}
+	raw, err := bson.Marshal(c)
 	if err != nil {
 		return ""
 	}
@@ -197,10 +287,111 @@ func decodeCursor(s string) (cursorKey, error) {
 	if err == nil {
 		err = bson.Unmarshal(raw, &c)
 	}
+	if err == nil && c.ID.Type == 0 {
+		err = errors.New("no _id")
+	}
 	if err != nil {
 		return c, fmt.Errorf("%w: cursor is not one this server issued", ErrInvalidQuery)
 	}
 	return c, nil
+}
+
+// after matches the files that come after c in listingOrder, among the
+// files a listing lists (listedFile: a string filename, a date or no
+// uploadDate; the documents it skips may match or not). lacks are the
+// BSON types the store cannot hold, left out of $type lists.
+func (c cursorKey) after(lacks map[bson.Type]string) bson.D {
+	sameDate := bson.E{Key: "uploadDate", Value: nil} // null or missing: they sort alike
+	laterDate := bson.E{Key: "uploadDate", Value: bson.D{{Key: "$type", Value: "date"}}}
+	if c.UploadDate != nil {
+		sameDate = bson.E{Key: "uploadDate", Value: *c.UploadDate}
+		laterDate = bson.E{Key: "uploadDate", Value: bson.D{{Key: "$gt", Value: *c.UploadDate}}}
+	}
+	or := bson.A{
+		bson.D{{Key: "filename", Value: bson.D{{Key: "$gt", Value: c.Filename}}}},
+		bson.D{{Key: "filename", Value: c.Filename}, laterDate},
+	}
+	if later := sortsAfter("_id", c.ID, lacks); len(later) > 0 {
+		or = append(or, bson.D{{Key: "filename", Value: c.Filename}, sameDate, {Key: "$or", Value: later}})
+	}
+	return bson.D{{Key: "$or", Value: or}}
+}
+
+// bsonOrder is MongoDB's BSON comparison order, the order of sorts: the
+// types of one group compare by value with each other, and a value of a
+// later group sorts after every value of an earlier one. $gt and $lt are
+// type-bracketed (they match only values of the operand's group), so a
+// keyset continuation over a field of mixed types needs $type for the
+// groups after the cursor's.
+var bsonOrder = [][]bson.Type{
+	{bson.TypeMinKey},
+	{bson.TypeUndefined},
+	{bson.TypeNull},
+	{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128},
+	{bson.TypeSymbol, bson.TypeString},
+	{bson.TypeEmbeddedDocument},
+	{bson.TypeArray},
+	{bson.TypeBinary},
+	{bson.TypeObjectID},
+	{bson.TypeBoolean},
+	{bson.TypeDateTime},
+	{bson.TypeTimestamp},
+	{bson.TypeRegex},
+	{bson.TypeDBPointer},
+	{bson.TypeJavaScript},
+	{bson.TypeCodeWithScope},
+	{bson.TypeMaxKey},
+}
+
+// sortsAfter returns the clauses of an $or that matches the documents
+// whose field, always present, sorts after v in ascending order: a greater
+// value of v's group, or any value of a later group ($type, by number,
+// which every MongoDB version accepts, leaving out the types the store
+// lacks, as no document holds them and FerretDB refuses their codes). It
+// returns nil when nothing sorts after v.
+func sortsAfter(field string, v bson.RawValue, lacks map[bson.Type]string) bson.A {
+	group := slices.IndexFunc(bsonOrder, func(g []bson.Type) bool { return slices.Contains(g, v.Type) })
+	var or bson.A
+	switch v.Type {
+	case bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined, bson.TypeNull:
+		// Every value of these groups is equal to the others.
+	case bson.TypeDouble, bson.TypeDecimal128:
+		if isNaN(v) {
+			// NaN sorts before every other number, and $gt NaN matches none.
+			or = append(or, bson.D{{Key: field, Value: bson.D{{Key: "$gte", Value: math.Inf(-1)}}}})
+			break
+		}
+		fallthrough
+	default:
+		or = append(or, bson.D{{Key: field, Value: bson.D{{Key: "$gt", Value: v}}}})
+	}
+	var later bson.A
+	for _, g := range bsonOrder[group+1:] {
+		for _, t := range g {
+			if _, ok := lacks[t]; ok {
+				continue
+			}
+			code := int32(t)
+			if t == bson.TypeMinKey {
+				code = -1
+			}
+			later = append(later, code)
+		}
+	}
+	if len(later) > 0 {
+		or = append(or, bson.D{{Key: field, Value: bson.D{{Key: "$type", Value: later}}}})
+	}
+	return or
+}
+
+func isNaN(v bson.RawValue) bool {
+	if f, ok := v.DoubleOK(); ok {
+		return math.IsNaN(f)
+	}
+	if d, ok := v.Decimal128OK(); ok {
+		return d.IsNaN()
+	}
+	return false
 }
 
 // queryError turns the store's rejection of a query (a regex PCRE does not

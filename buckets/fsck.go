@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -56,9 +57,11 @@ type Orphans struct {
 
 // FindOrphans finds the chunks whose files_id has no files document, and
 // sorts them by whether their newest chunk is older than grace (0 means
-// DefaultGrace). It needs a few queries whatever the bucket holds: the
-// distinct files_ids of the chunks, the _ids of the files, and the _id of
-// the candidates' chunks (never their data) in batches of inBatch ids.
+// DefaultGrace). It reads the files_id of every chunk through the
+// {files_id, n} index (eachChunkFilesIDs), looks the distinct ones up among
+// the files' _ids inBatch at a time, and reads the _id of the candidates'
+// chunks (never their data) in batches of inBatch ids. Its memory holds a
+// batch and the orphans, however many files the bucket holds.
 func (b *Bucket) FindOrphans(ctx context.Context, grace time.Duration) (*Orphans, error) {
 	if grace == 0 {
 		grace = DefaultGrace
@@ -66,43 +69,52 @@ func (b *Bucket) FindOrphans(ctx context.Context, grace time.Duration) (*Orphans
 	if grace < 0 {
 		return nil, fmt.Errorf("%w: grace period %s is negative", ErrInvalidQuery, grace)
 	}
+	// Candidates are the files_ids of chunks without a files document.
 	// Chunks first, files second: a file committed in between is then
 	// seen as complete rather than as a candidate.
 	cand := make(map[string]*Orphan)
 	var order []string
-	cur, err := b.chunks.Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$files_id"}}}}})
-	if err != nil {
-		return nil, fmt.Errorf("find orphans: group chunks: %w", err)
-	}
-	err = eachRaw(ctx, cur, func(doc bson.Raw) error {
-		v := doc.Lookup("_id")
-		var id any
-		if err := v.Unmarshal(&id); err != nil {
-			return fmt.Errorf("files_id %v: %w", v, err)
+	err := b.eachChunkFilesIDs(ctx, func(ids []bson.RawValue) error {
+		batch := make(map[string]bson.RawValue, len(ids))
+		in := make(bson.A, 0, len(ids))
+		for _, v := range ids {
+			batch[idKey(v)] = v
+			in = append(in, v)
 		}
-		k := idKey(v)
-		if _, dup := cand[k]; !dup {
+		cur, err := b.files.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			return fmt.Errorf("list files: %w", err)
+		}
+		err = eachRaw(ctx, cur, func(doc bson.Raw) error {
+			delete(batch, idKey(doc.Lookup("_id")))
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("list files: %w", err)
+		}
+		for _, v := range ids {
+			k := idKey(v)
+			if _, orphan := batch[k]; !orphan {
+				continue
+			}
+			if _, dup := cand[k]; dup {
+				continue
+			}
+			var id any
+			if err := v.Unmarshal(&id); err != nil {
+				return fmt.Errorf("files_id %v: %w", v, err)
+			}
+			cand[k] = &Orphan{FilesID: id}
 			order = append(order, k)
 		}
-		cand[k] = &Orphan{FilesID: id}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("find orphans: group chunks: %w", err)
+		return nil, fmt.Errorf("find orphans: %w", err)
 	}
 	if len(cand) == 0 {
 		return &Orphans{}, nil
-	}
-	cur, err = b.files.Find(ctx, bson.D{}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
-	if err != nil {
-		return nil, fmt.Errorf("find orphans: list files: %w", err)
-	}
-	err = eachRaw(ctx, cur, func(doc bson.Raw) error {
-		delete(cand, idKey(doc.Lookup("_id")))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find orphans: list files: %w", err)
 	}
 	// Chunks of multipart uploads in progress have no files document yet.
 	live, err := b.multipartIDs(ctx)
@@ -366,9 +378,70 @@ func (b *Bucket) chunkSizes(ctx context.Context) (cur *mongo.Cursor, withData bo
 	return cur, true, err
 }
 
+// chunksIndexHint is the GridFS index of the chunks collection, which
+// every GridFS driver creates and this package checks before uploads.
+var chunksIndexHint = bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}}
+
+// eachChunkFilesIDs calls fn with the distinct files_ids of the bucket's
+// chunks, up to inBatch at a time (a files_id whose chunks are not
+// consecutive in the scan may come in more than one batch). On MongoDB the
+// scan is covered by the {files_id, n} index: the hint makes it an index
+// scan, which returns the chunks of one files_id together, and the
+// projection needs no document, so no chunk is read from disk; a $group
+// over the chunks, which it replaces, read every chunk with its data. A
+// bucket created without that index (by a tool that skips it) is scanned
+// without the hint.
+func (b *Bucket) eachChunkFilesIDs(ctx context.Context, fn func([]bson.RawValue) error) error {
+	proj := bson.D{{Key: "files_id", Value: 1}, {Key: "_id", Value: 0}}
+	cur, err := b.chunks.Find(ctx, bson.D{}, options.Find().SetProjection(proj).SetHint(chunksIndexHint))
+	if isBadHint(err) {
+		cur, err = b.chunks.Find(ctx, bson.D{}, options.Find().SetProjection(proj))
+	}
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	var batch []bson.RawValue
+	seen := make(map[string]bool, inBatch)
+	last := ""
+	err = eachRaw(ctx, cur, func(doc bson.Raw) error {
+		v, err := doc.LookupErr("files_id")
+		if err != nil {
+			return nil // no files_id: no file can own it; fsck reports nothing of it either
+		}
+		k := idKey(v)
+		if k == last || seen[k] {
+			return nil
+		}
+		last = k
+		seen[k] = true
+		batch = append(batch, bson.RawValue{Type: v.Type, Value: append([]byte(nil), v.Value...)})
+		if len(batch) < inBatch {
+			return nil
+		}
+		err = fn(batch)
+		batch = nil
+		clear(seen)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	if len(batch) > 0 {
+		return fn(batch)
+	}
+	return nil
+}
+
+// isBadHint reports the store's refusal of a hint naming no index of the
+// collection (MongoDB's BadValue, code 2).
+func isBadHint(err error) bool {
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == 2 && strings.Contains(ce.Message, "hint")
+}
+
 // eachRaw calls fn for every document of cur and closes it.
 func eachRaw(ctx context.Context, cur *mongo.Cursor, fn func(bson.Raw) error) error {
-	defer cur.Close(context.WithoutCancel(ctx))
+	defer closeCursor(ctx, cur)
 	for cur.Next(ctx) {
 		if err := fn(cur.Current); err != nil {
 			return err

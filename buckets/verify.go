@@ -122,7 +122,7 @@ func (b *Bucket) VerifyProgress(ctx context.Context, f *File, progress Progress)
 	if err != nil {
 		return nil, fmt.Errorf("verify file %v: %w", f.ID, err)
 	}
-	defer cur.Close(context.WithoutCancel(ctx))
+	defer closeCursor(ctx, cur)
 
 	var p problems
 	intact := true // the bytes hashed so far are the file's bytes, in order

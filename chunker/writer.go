@@ -94,6 +94,12 @@ type Writer struct {
 	// abort may remove. Another upload may write under the same files_id (a
 	// caller-chosen id taken twice); its chunks are not this writer's.
 	ids []bson.ObjectID
+	// docs and docVals hold the documents of the batch being inserted,
+	// reused from batch to batch (flush waits for the insert before it
+	// refills them): a chunkDoc put in an interface by value would cost
+	// an allocation per chunk.
+	docs    []any
+	docVals []chunkDoc
 
 	inflight chan error // result of the insert in flight, if any
 	busy     bool
@@ -276,13 +282,17 @@ func (w *Writer) flush() error {
 	first := w.next
 	count := int32(chunkCount(int64(len(batch)), w.chunkSize))
 	w.next += count
-	docs := make([]any, 0, count)
+	if cap(w.docVals) < int(count) {
+		w.docVals, w.docs = make([]chunkDoc, count), make([]any, count)
+	}
+	docs := w.docs[:count]
 	for i := int32(0); i < count; i++ {
 		start := int(i) * w.chunkSize
 		end := min(start+w.chunkSize, len(batch))
 		id := bson.NewObjectID()
 		w.ids = append(w.ids, id)
-		docs = append(docs, chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]})
+		w.docVals[i] = chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]}
+		docs[i] = &w.docVals[i]
 	}
 	if w.budget != nil {
 		// Taken here, not in the goroutine: while the store is busy the

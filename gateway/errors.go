@@ -10,8 +10,6 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 )
 
 // Errors the gateway itself detects; buckets' sentinels cover the rest.
@@ -128,12 +126,8 @@ func refusedByStore(err error) bool {
 // storeUnavailable reports whether err means MongoDB could not be reached,
 // as opposed to MongoDB refusing the operation.
 func storeUnavailable(err error) bool {
-	var sse topology.ServerSelectionError
 	return errors.Is(err, errUnavailable) ||
-		errors.As(err, &sse) ||
-		mongo.IsNetworkError(err) ||
-		mongo.IsTimeout(err) ||
-		errors.Is(err, mongo.ErrClientDisconnected) ||
+		buckets.StoreUnavailable(err) ||
 		errors.Is(err, context.DeadlineExceeded)
 }
 

@@ -36,3 +36,29 @@ func TestClassifyRefusedDocument(t *testing.T) {
 		t.Errorf("a duplicate key is no refused document: %d", status)
 	}
 }
+
+// An operation the store interrupted because it is stopping is the store
+// being unavailable (503 with Retry-After), not the gateway's bug: an
+// upload in flight when the embedded store stopped got FerretDB's
+// InternalError "context canceled" and was answered 500 (TestStoreOutage
+// failed so about once in ten runs under -race); MongoDB says
+// InterruptedAtShutdown or ShutdownInProgress.
+func TestClassifyStoreInterrupted(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf(`upload "x": insert chunks 0-3: %w`, mongo.CommandError{Code: 1, Name: "InternalError",
+			Message: "[msg_insert.go:168 handler.(*Handler).MsgInsert] [db.go:134 fsql.(*DB).InTransaction] context canceled"}),
+		fmt.Errorf("find: %w", mongo.CommandError{Code: 11600, Name: "InterruptedAtShutdown", Message: "interrupted at shutdown"}),
+		fmt.Errorf("find: %w", mongo.CommandError{Code: 91, Name: "ShutdownInProgress", Message: "The server is in quiesce mode and will shut down"}),
+		fmt.Errorf("insert: %w", mongo.WriteException{WriteConcernError: &mongo.WriteConcernError{Code: 189, Message: "primary stepped down"}}),
+		fmt.Errorf("insert: %w", mongo.BulkWriteException{WriteConcernError: &mongo.WriteConcernError{Code: 11602, Message: "interrupted due to repl state change"}}),
+	} {
+		if status, code := classify(err); status != http.StatusServiceUnavailable || code != "store_unavailable" {
+			t.Errorf("classify(%v) = %d %s, want 503 store_unavailable", err, status, code)
+		}
+	}
+	// The store's other internal errors stay 500: no retry helps a bug.
+	other := fmt.Errorf("insert: %w", mongo.CommandError{Code: 1, Name: "InternalError", Message: "unexpected value"})
+	if status, code := classify(other); status != http.StatusInternalServerError || code != "internal" {
+		t.Errorf("classify(%v) = %d %s, want 500 internal", other, status, code)
+	}
+}

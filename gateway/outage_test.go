@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -51,7 +52,9 @@ func TestStoreOutage(t *testing.T) {
 	}
 	defer client.Disconnect(context.Background())
 	db := buckets.NewDB(client.Database("outage"))
-	srv, err := gateway.New(gateway.Config{DB: db, ReadyTimeout: time.Second, SweepGrace: time.Nanosecond})
+	var logs syncLog // what stood behind a reply the test did not expect
+	srv, err := gateway.New(gateway.Config{DB: db, ReadyTimeout: time.Second, SweepGrace: time.Nanosecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func TestStoreOutage(t *testing.T) {
 	close(stopLoad)
 	wg.Wait()
 	if len(loadErrs) > 0 {
-		t.Errorf("load during the outage: %d errors, first: %s", len(loadErrs), loadErrs[0])
+		t.Errorf("load during the outage: %d errors, first: %s\ngateway errors:\n%s", len(loadErrs), loadErrs[0], logs.String())
 	}
 	t.Logf("load statuses: %v", statuses)
 	if statuses[503] == 0 || statuses[201] == 0 || statuses[206] == 0 {

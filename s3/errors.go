@@ -114,6 +114,10 @@ func toError(err error) (e *Error, internal bool) {
 	if reason, ok := buckets.RefusedDocument(err); ok {
 		return errorf(ErrInvalidArgument, "the store cannot hold this document: %s", reason), false
 	}
+	if buckets.StoreUnavailable(err) {
+		// The store's failure, logged; clients retry a 503.
+		return ErrServiceUnavailable, true
+	}
 	return ErrInternal, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,7 @@ func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
 		return nil, err
 	}
 	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: buckets.NewDB(db)}
+	s.db.SetLogger(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := reach(ctx, client, uri, c.ConnectTimeout); err != nil {
 		s.close()
 		return nil, err

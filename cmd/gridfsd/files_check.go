@@ -51,7 +51,29 @@ func (a *app) verifyCommand() *cobra.Command {
 				return nil
 			}
 			if files == nil {
-				err = s.bucket.Each(s.ctx, buckets.Query{Limit: buckets.MaxLimit}, check)
+				// Every file, and as damage every files document the
+				// listing skips because no reader can use it.
+				q := buckets.Query{Limit: buckets.MaxLimit}
+				for err == nil {
+					var page *buckets.Page
+					if page, err = s.bucket.Find(s.ctx, q); err != nil {
+						break
+					}
+					for _, f := range page.Files {
+						if err = check(f); err != nil {
+							break
+						}
+					}
+					for _, sk := range page.Skipped {
+						checked++
+						damaged++
+						fmt.Fprintf(w, "%s\t%s\t%v\n", "", buckets.FormatID(sk.ID), sk.Err)
+					}
+					if page.Next == "" {
+						break
+					}
+					q.After = page.Next
+				}
 			} else {
 				for _, f := range files {
 					if err = check(f); err != nil {

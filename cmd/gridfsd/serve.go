@@ -143,6 +143,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}()
 
 	bdb := buckets.NewDB(db)
+	bdb.SetLogger(log)
 	gw, err := gateway.New(gateway.Config{
 		DB:                   bdb,
 		Logger:               log,

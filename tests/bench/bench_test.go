@@ -37,10 +37,11 @@ func TestSmoke(t *testing.T) {
 		seen[r.Group+"/"+r.Name] = r
 	}
 	for _, want := range []string{
-		"store ceiling/raw InsertMany", "store ceiling/raw find",
+		"store ceiling/raw InsertMany", "store ceiling/raw find", "store ceiling/raw find: CPU", "store ceiling/raw find: store CPU",
+		"download/gateway HTTP GET: store CPU", "download/driver DownloadToStream: store CPU",
 		"upload/chunker.Writer (direct)", "upload/driver UploadFromStream", "upload/gateway HTTP PUT",
 		"download/driver DownloadToStream", "download/gateway HTTP GET",
-		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU",
+		"upload/gridfsd put", "upload/gridfsd put: CPU", "download/gridfsd get", "download/gridfsd get: CPU", "download/gridfsd verify", "download/gridfsd verify: CPU",
 		"upload/gateway HTTP PUT: CPU", "download/gateway HTTP GET: CPU", "upload/SHA-256 of the bytes (sha256-simd): CPU",
 		"seek 4MiB/gateway GET Range at 0%", "seek 4MiB/gateway GET Range at 99%", "seek 4MiB/driver Skip+Read at 99%",
 		"concurrent readers/errors", "memory/one upload: RSS rise", "memory/concurrent uploads: RSS rise",

@@ -12,9 +12,11 @@ import (
 )
 
 // commandLine measures the file commands against the same store: `gridfsd
-// put` and `gridfsd get` of one file, and mongofiles' when it is on PATH
-// (Debian has no mongo-tools package, so often it is not). Wall time as
-// throughput, and the command's own CPU (user + system, from its rusage).
+// put`, `gridfsd get` and `gridfsd verify` of one file, and mongofiles' put
+// and get when it is on PATH (Debian has no mongo-tools package, so often it
+// is not). Wall time as throughput, and the command's own CPU (user +
+// system, from its rusage). verify reads the same bytes as get and hashes
+// them instead of writing them: it should take about get's time.
 func (b *bench) commandLine(ctx context.Context, data *pattern, _ *gateway) error {
 	size := b.s.size
 	dir, err := os.MkdirTemp("", "gridfsd-bench-cli-*")
@@ -41,7 +43,11 @@ func (b *bench) commandLine(ctx context.Context, data *pattern, _ *gateway) erro
 		fmt.Fprintln(os.Stderr, "  mongofiles is not on PATH: no mongofiles rows")
 	}
 	for _, tool := range tools {
-		for _, op := range []string{"put", "get"} {
+		ops := []string{"put", "get"}
+		if tool.name == "gridfsd" {
+			ops = append(ops, "verify")
+		}
+		for _, op := range ops {
 			var cpu []float64
 			runs, err := b.repeat(func(int) (float64, error) {
 				if op == "put" {
@@ -56,6 +62,11 @@ func (b *bench) commandLine(ctx context.Context, data *pattern, _ *gateway) erro
 					local = dst
 				}
 				args := []string{op, "--uri", b.s.uri, "--db", b.s.db, "--prefix", bucketName, "--quiet", "--local", local, "f"}
+				if op == "verify" {
+					// Exit status 0 says the file is sound: the stored
+					// SHA-256 matched every byte read.
+					args = []string{op, "--uri", b.s.uri, "--db", b.s.db, "--prefix", bucketName, "--quiet", "f"}
+				}
 				cmd := exec.CommandContext(ctx, tool.bin, args...)
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
@@ -80,7 +91,7 @@ func (b *bench) commandLine(ctx context.Context, data *pattern, _ *gateway) erro
 			if err != nil {
 				return err
 			}
-			group := map[string]string{"put": "upload", "get": "download"}[op]
+			group := map[string]string{"put": "upload", "get": "download", "verify": "download"}[op]
 			b.add(group, tool.name+" "+op, "MB/s", runs, human(size)+", wall time of the command")
 			b.add(group, tool.name+" "+op+": CPU", "CPU s/GiB", cpu, "the command's process, its rusage")
 		}

@@ -35,7 +35,8 @@ func processCPU(pid int) (float64, error) {
 }
 
 // selfCPU is the user + system CPU seconds of the benchmark's own process,
-// from getrusage: it includes the embedded store when that runs here.
+// from getrusage: the driver's and the chunker's rows run here (the
+// embedded store does not: it has a process of its own).
 func selfCPU() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -48,41 +49,57 @@ func selfCPU() float64 {
 func perGiB(seconds float64, n int64) float64 { return seconds / (float64(n) / (1 << 30)) }
 
 // cpuMeter collects the CPU per GiB of one row's runs, from the gateway
-// process (pid > 0) or from the benchmark's own process (pid 0).
+// process (pid > 0) or from the benchmark's own process (pid 0), and of
+// the embedded store's process beside it (storePID > 0).
 type cpuMeter struct {
-	pid   int
-	start float64
-	runs  []float64
+	pid, storePID     int
+	start, storeStart float64
+	runs, storeRuns   []float64
 }
 
-func (m *cpuMeter) now() float64 {
-	if m.pid == 0 {
+// meter measures pid (0: the benchmark itself) and, on the embedded store,
+// the store's process.
+func (b *bench) meter(pid int) *cpuMeter {
+	return &cpuMeter{pid: pid, storePID: b.s.storePID}
+}
+
+func cpuOf(pid int) float64 {
+	if pid == 0 {
 		return selfCPU()
 	}
-	v, err := processCPU(m.pid)
+	v, err := processCPU(pid)
 	if err != nil {
 		return 0
 	}
 	return v
 }
 
-func (m *cpuMeter) begin() { m.start = m.now() }
+func (m *cpuMeter) begin() {
+	m.start = cpuOf(m.pid)
+	if m.storePID > 0 {
+		m.storeStart = cpuOf(m.storePID)
+	}
+}
 
-func (m *cpuMeter) end(n int64) { m.runs = append(m.runs, perGiB(m.now()-m.start, n)) }
+func (m *cpuMeter) end(n int64) {
+	m.runs = append(m.runs, perGiB(cpuOf(m.pid)-m.start, n))
+	if m.storePID > 0 {
+		m.storeRuns = append(m.storeRuns, perGiB(cpuOf(m.storePID)-m.storeStart, n))
+	}
+}
 
 const (
 	cpuNoteGateway = "the gridfsd serve process alone, /proc/<pid>/stat"
-	cpuNoteSelf    = "the benchmark's process, getrusage"
+	cpuNoteSelf    = "the benchmark's process (the client), getrusage"
 )
 
-// addCPU adds the CPU row that goes beside a throughput row. The
-// benchmark's own process also runs the embedded store, when no --uri was
-// given: its rows then count the store's CPU too.
+// addCPU adds the CPU rows that go beside a throughput row: the client's
+// or gateway's, and the embedded store's when it runs in its own process.
 func (b *bench) addCPU(group, name string, m *cpuMeter, note string) {
-	if m.pid == 0 && b.s.embedded {
-		note += ", embedded store included"
-	}
 	b.add(group, name+": CPU", "CPU s/GiB", m.runs, note)
+	if m.storePID > 0 {
+		b.add(group, name+": store CPU", "CPU s/GiB", m.storeRuns, "the embedded store's gridfsd serve process, /proc/<pid>/stat")
+	}
 }
 
 // sha256CPU measures the CPU that hashing size bytes costs, the part of an

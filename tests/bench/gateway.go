@@ -16,36 +16,40 @@ import (
 	"time"
 )
 
-// gateway is a gridfsd serve process of its own, so that its memory is
-// measured apart from the store's and the benchmark's.
+// gateway is a gridfsd serve process of its own, so that its memory and
+// CPU are measured apart from the store's and the benchmark's. The
+// embedded store, without --uri, runs in one too.
 type gateway struct {
 	cmd    *exec.Cmd
 	base   string
 	s3base string // the S3 front door of the same process
 	client *http.Client
-	dir    string
 }
 
-func (b *bench) startGateway(ctx context.Context) (*gateway, error) {
-	return b.startServe(ctx, "--uri", b.s.uri, "--db", b.s.db)
+// binary returns the gridfsd binary to run: --gridfsd, or one built from
+// ./cmd/gridfsd into dir.
+func (s *settings) binary(ctx context.Context, dir string) (string, error) {
+	if s.gridfsd != "" {
+		return s.gridfsd, nil
+	}
+	bin := filepath.Join(dir, "gridfsd")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/gridfsd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build gridfsd (run from the repository root or pass --gridfsd): %w", err)
+	}
+	s.gridfsd = bin
+	return bin, nil
 }
 
-// startServe starts gridfsd serve on the store storeArgs name.
-func (b *bench) startServe(ctx context.Context, storeArgs ...string) (*gateway, error) {
-	bin := b.s.gridfsd
-	dir, err := os.MkdirTemp("", "gridfsd-bench-gw-*")
-	if err != nil {
-		return nil, err
-	}
-	if bin == "" {
-		bin = filepath.Join(dir, "gridfsd")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/gridfsd")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("build gridfsd (run from the repository root or pass --gridfsd): %w", err)
-		}
-		b.s.gridfsd = bin
-	}
+// startGateway runs gridfsd serve on the store being measured.
+func (b *bench) startGateway() (*gateway, error) {
+	return b.startServe("--uri", b.s.uri, "--db", b.s.db)
+}
+
+// startServe runs gridfsd serve, its S3 API on, on the store storeArgs
+// name (--uri ..., or --data-dir and --embedded-listen of its own).
+func (b *bench) startServe(storeArgs ...string) (*gateway, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -54,7 +58,35 @@ func (b *bench) startServe(ctx context.Context, storeArgs ...string) (*gateway, 
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn"}, storeArgs...)...)
+	args := append([]string{"serve", "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn"}, storeArgs...)
+	return serve(b.s.gridfsd, addr, "http://"+s3addr, args...)
+}
+
+// startStore runs the embedded store in a gridfsd serve process of its own
+// (its gateway idle, its S3 API off), so that the store's CPU and memory
+// are counted neither in the benchmark's process, where the driver and
+// chunker rows run, nor in the measured gateway. It returns the process
+// and the store's MongoDB URI.
+func startStore(bin, dataDir string) (*gateway, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	storeAddr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	g, err := serve(bin, addr, "", "serve", "--data-dir", dataDir, "--embedded-listen", storeAddr,
+		"--listen", addr, "--s3-listen=", "--log-level", "warn")
+	if err != nil {
+		return nil, "", err
+	}
+	return g, "mongodb://" + storeAddr + "/", nil
+}
+
+// serve starts bin with args and waits until its gateway on addr is ready.
+func serve(bin, addr, s3base string, args ...string) (*gateway, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gridfsd serve: %w", err)
@@ -62,8 +94,7 @@ func (b *bench) startServe(ctx context.Context, storeArgs ...string) (*gateway, 
 	gw := &gateway{
 		cmd:    cmd,
 		base:   "http://" + addr,
-		s3base: "http://" + s3addr,
-		dir:    dir,
+		s3base: s3base,
 		client: &http.Client{Transport: &http.Transport{
 			MaxIdleConnsPerHost: 256,
 			DisableCompression:  true,

@@ -101,7 +101,7 @@ func (b *bench) memory(ctx context.Context, data *pattern) error {
 		if _, err := b.fresh(ctx); err != nil {
 			return err
 		}
-		gw, err := b.startGateway(ctx)
+		gw, err := b.startGateway()
 		if err != nil {
 			return err
 		}

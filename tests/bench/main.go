@@ -16,13 +16,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gridfsd/gridfsd/config"
-	"github.com/gridfsd/gridfsd/internal/embedded"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -46,7 +46,8 @@ type settings struct {
 	only         map[string]bool
 	jsonPath     string
 	smoke        bool
-	embedded     bool // the store runs in the benchmark's process
+	embedded     bool // the embedded store, in a process of its own
+	storePID     int  // that process, for its CPU rows
 }
 
 func main() {
@@ -61,7 +62,7 @@ func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales string
-	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a temporary directory")
+	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
 	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
@@ -121,20 +122,22 @@ func run(args []string, out io.Writer) error {
 	}
 
 	ctx := context.Background()
+	work, err := os.MkdirTemp("", "gridfsd-bench-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if _, err := s.binary(ctx, work); err != nil {
+		return err
+	}
 	if s.uri == "" {
-		dir, err := os.MkdirTemp("", "gridfsd-bench-*")
+		store, uri, err := startStore(s.gridfsd, filepath.Join(work, "store"))
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		store, err := embedded.Start(embedded.Config{DataDir: dir})
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		s.uri = store.URI()
-		s.embedded = true
-		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s\n", s.uri)
+		defer store.stop()
+		s.uri, s.embedded, s.storePID = uri, true, store.cmd.Process.Pid
+		fmt.Fprintf(os.Stderr, "embedded store (FerretDB on SQLite) at %s, in gridfsd serve process %d\n", s.uri, s.storePID)
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri))
 	if err != nil {

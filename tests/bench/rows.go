@@ -22,7 +22,7 @@ const bucketName = "bench"
 
 func (b *bench) all(ctx context.Context) error {
 	data := newPattern()
-	gw, err := b.startGateway(ctx)
+	gw, err := b.startGateway()
 	if err != nil {
 		return err
 	}
@@ -78,6 +78,7 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 	size := b.s.size
 	coll := b.db.Collection("ceiling")
 	var reads []float64
+	writeCPU, readCPU := b.meter(0), b.meter(0)
 	writes, err := b.repeat(func(int) (float64, error) {
 		coll.Drop(ctx)
 		_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{
@@ -89,6 +90,7 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 		}
 		buf := make([]byte, chunker.DefaultChunkSize)
 		const perBatch = 4 // about 1 MiB, the chunker's default batch
+		writeCPU.begin()
 		start := time.Now()
 		var n int32
 		for off := int64(0); off < size; {
@@ -105,6 +107,8 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 			}
 		}
 		w := mbps(size, time.Since(start))
+		writeCPU.end(size)
+		readCPU.begin()
 		start = time.Now()
 		cur, err := coll.Find(ctx, bson.D{})
 		if err != nil {
@@ -122,6 +126,7 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 			return 0, fmt.Errorf("raw find read %d bytes, want %d", got, size)
 		}
 		reads = append(reads, mbps(size, time.Since(start)))
+		readCPU.end(size)
 		return w, nil
 	})
 	if err != nil {
@@ -130,14 +135,16 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 	coll.Drop(ctx)
 	note := human(size) + ", 255 KiB documents, 4 per InsertMany, unique {files_id, n} index"
 	b.add("store ceiling", "raw InsertMany", "MB/s", writes, note)
+	b.addCPU("store ceiling", "raw InsertMany", writeCPU, cpuNoteSelf)
 	b.add("store ceiling", "raw find", "MB/s", reads, note)
+	b.addCPU("store ceiling", "raw find", readCPU, cpuNoteSelf)
 	return nil
 }
 
 func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 	size := b.s.size
 	note := human(size)
-	self, gwCPU := &cpuMeter{}, &cpuMeter{pid: gw.cmd.Process.Pid}
+	self, gwCPU := b.meter(0), b.meter(gw.cmd.Process.Pid)
 	runs, err := b.repeat(func(int) (float64, error) {
 		bk, err := b.fresh(ctx)
 		if err != nil {
@@ -164,7 +171,7 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 	b.add("upload", "chunker.Writer (direct)", "MB/s", runs, note)
 	b.addCPU("upload", "chunker.Writer (direct)", self, cpuNoteSelf)
 
-	self = &cpuMeter{}
+	self = b.meter(0)
 	runs, err = b.repeat(func(int) (float64, error) {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
@@ -217,7 +224,7 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 	}
 	note := human(size)
 	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
-	self, gwCPU := &cpuMeter{}, &cpuMeter{pid: gw.cmd.Process.Pid}
+	self, gwCPU := b.meter(0), b.meter(gw.cmd.Process.Pid)
 	runs, err := b.repeat(func(int) (float64, error) {
 		self.begin()
 		defer self.end(size)
@@ -234,7 +241,7 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 	b.add("download", "driver DownloadToStream", "MB/s", runs, note)
 	b.addCPU("download", "driver DownloadToStream", self, cpuNoteSelf)
 
-	self = &cpuMeter{}
+	self = b.meter(0)
 	runs, err = b.repeat(func(int) (float64, error) {
 		self.begin()
 		defer self.end(size)

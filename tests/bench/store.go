@@ -49,7 +49,7 @@ func (b *bench) storeAtScale(ctx context.Context, data *pattern, _ *gateway) err
 	} else {
 		storeArgs = []string{"--uri", b.s.uri, "--db", b.s.db + "_scale"}
 	}
-	gw, err := b.startServe(ctx, storeArgs...)
+	gw, err := b.startServe(storeArgs...)
 	if err != nil {
 		return err
 	}
