@@ -5,6 +5,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 )
 
@@ -41,7 +42,8 @@ var storeGoneCodes = []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 
 // StoreUnavailable reports whether err means the store could not serve the
 // operation for now, as opposed to refusing it: no server could be
 // selected, the connection failed or timed out, the client was
-// disconnected, or the store answered that it interrupted the operation
+// disconnected, the connection pool was cleared after another operation's
+// failure, or the store answered that it interrupted the operation
 // (storeGoneCodes). The embedded store (FerretDB) answers an operation that
 // its own shutdown cancelled with InternalError "context canceled", which
 // counts too: before, an upload in flight when the store stopped was
@@ -49,6 +51,12 @@ var storeGoneCodes = []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 
 func StoreUnavailable(err error) bool {
 	var sse topology.ServerSelectionError
 	if errors.As(err, &sse) || mongo.IsNetworkError(err) || mongo.IsTimeout(err) || errors.Is(err, mongo.ErrClientDisconnected) {
+		return true
+	}
+	// The driver's "connection pool was cleared because another operation
+	// failed" carries no network label, only this interface.
+	var pool driver.RetryablePoolError
+	if errors.As(err, &pool) && pool.Retryable() {
 		return true
 	}
 	var se mongo.ServerError

@@ -100,15 +100,18 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 		return nil, err
 	}
 
-	ctx := connCtx
-	cancel := func() {}
+	// gridfsd patch (PATCHES.md, "cursors outlive connections"): upstream ran the query and kept the cursor
+	// in the connection's context, so a closed connection closed every cursor created on it; but a cursor
+	// belongs to no connection in MongoDB, and drivers send a getMore on whichever pooled connection is free,
+	// so one client hanging up (the driver then closes the connection it was reading on) broke other clients'
+	// reads with CursorNotFound or "context canceled". The cursor's own context ends when the cursor is
+	// closed, killed, exhausted or idle for cursor.IdleTimeout.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(connCtx))
 
 	// TODO https://github.com/FerretDB/FerretDB/issues/2983
 	if params.MaxTimeMS != 0 {
 		findDone := make(chan struct{})
 		defer close(findDone)
-
-		ctx, cancel = context.WithCancel(ctx)
 
 		go func() {
 			t := time.NewTimer(time.Duration(params.MaxTimeMS) * time.Millisecond)
@@ -124,6 +127,7 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 
 	queryRes, err := coll.Query(ctx, qp)
 	if err != nil {
+		cancel()
 		return nil, handleMaxTimeMSError(err, params.MaxTimeMS, "find")
 	}
 

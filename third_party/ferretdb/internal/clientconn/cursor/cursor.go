@@ -71,7 +71,8 @@ type Cursor struct {
 	token        *resource.Token
 	removed      chan struct{} // protected by m
 	ID           int64
-	lastRecordID int64 // protected by m
+	lastRecordID int64     // protected by m
+	used         time.Time // protected by m; gridfsd patch (PATCHES.md, "cursors outlive connections")
 	m            sync.Mutex
 }
 
@@ -88,6 +89,7 @@ func newCursor(id int64, iter types.DocumentsIterator, params *NewParams, r *Reg
 		r:         r,
 		l:         r.l.With(slog.Int64("id", id), slog.String("type", params.Type.String())),
 		created:   time.Now(),
+		used:      time.Now(),
 		removed:   make(chan struct{}),
 		token:     resource.NewToken(),
 	}
@@ -135,6 +137,8 @@ func (c *Cursor) Next() (struct{}, *types.Document, error) {
 		return struct{}{}, nil, iterator.ErrIteratorDone
 	}
 
+	c.used = time.Now()
+
 	zero, doc, err := c.iter.Next()
 	if doc != nil {
 		recordID := doc.RecordID()
@@ -146,6 +150,14 @@ func (c *Cursor) Next() (struct{}, *types.Document, error) {
 	}
 
 	return zero, doc, err
+}
+
+// idle returns how long the cursor has not been read.
+func (c *Cursor) idle() time.Duration {
+	c.m.Lock()
+	defer c.m.Unlock()
+
+	return time.Since(c.used)
 }
 
 // Close implements types.DocumentsIterator interface.

@@ -38,6 +38,12 @@ const (
 // Global last cursor ID.
 var lastCursorID atomic.Uint32
 
+// IdleTimeout closes a cursor nobody has read for that long, as MongoDB's cursorTimeoutMillis (10 minutes
+// by default) does: a cursor no longer ends with the connection that created it (gridfsd patch, PATCHES.md,
+// "cursors outlive connections"), so one a client abandons without killCursors would otherwise stay open,
+// holding an SQLite read transaction.
+var IdleTimeout = 10 * time.Minute
+
 func init() {
 	// to make debugging easier
 	if !debugbuild.Enabled {
@@ -101,6 +107,11 @@ func NewRegistry(l *slog.Logger) *Registry {
 
 // Close waits for all cursors to be closed and removed from the registry.
 func (r *Registry) Close() {
+	// gridfsd patch (PATCHES.md, "cursors outlive connections"): cursors no longer end with their connection
+	for _, c := range r.All() {
+		r.CloseAndRemove(c)
+	}
+
 	r.wg.Wait()
 }
 
@@ -156,10 +167,26 @@ func (r *Registry) NewCursor(ctx context.Context, iter types.DocumentsIterator, 
 	go func() {
 		defer r.wg.Done()
 
-		select {
-		case <-ctx.Done():
-			r.CloseAndRemove(c)
-		case <-c.removed: // for c.Close() and normal cursors
+		// gridfsd patch (PATCHES.md, "cursors outlive connections"): closed when idle, as MongoDB does
+		tick := time.NewTicker(min(IdleTimeout/10, time.Minute))
+		defer tick.Stop()
+
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				r.CloseAndRemove(c)
+				break wait
+			case <-c.removed: // for c.Close() and normal cursors
+				break wait
+			case <-tick.C:
+				if c.idle() > IdleTimeout {
+					r.l.Debug("Closing idle cursor", slog.Int64("id", c.ID))
+					r.CloseAndRemove(c)
+
+					break wait
+				}
+			}
 		}
 
 		<-c.removed
