@@ -28,8 +28,8 @@ import (
 
 // maxBatchBytes ends a batch once its documents reach it, as MongoDB ends a batch at 16 MiB. Upstream
 // counted documents only: a getMore without batchSize returned 250 documents, 62 MB of GridFS chunks,
-// past the 48 MB a wire message may hold, so drivers' GridFS downloads of files over about 60 MB failed
-// ("length of read message too large"). A batch holds at most one document past the bound: at most
+// past the 48 MB a wire message may hold, so the Go driver's GridFS downloads of files over about 60 MB
+// failed ("length of read message too large"). A batch holds at most one document past the bound: at most
 // 32 MiB.
 const maxBatchBytes = 16 << 20
 
