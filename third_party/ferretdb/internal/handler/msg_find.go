@@ -164,7 +164,8 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 
 	cursorID := c.ID
 
-	docs, err := iterator.ConsumeValuesN(c, int(params.BatchSize))
+	// gridfsd patch (PATCHES.md, "batches of 16 MiB")
+	docs, done, err := consumeBatch(c, int(params.BatchSize))
 	if err != nil {
 		return nil, handleMaxTimeMSError(err, params.MaxTimeMS, "find")
 	}
@@ -179,7 +180,7 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 		slog.Bool("single_batch", params.SingleBatch),
 	)
 
-	if params.SingleBatch || len(docs) < int(params.BatchSize) {
+	if params.SingleBatch || done {
 		c.Close()
 
 		// It is not entirely clear if we should do that; more tests are needed.

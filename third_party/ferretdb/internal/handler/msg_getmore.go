@@ -199,14 +199,14 @@ func (h *Handler) MsgGetMore(connCtx context.Context, msg *wire.OpMsg) (*wire.Op
 		)
 	}
 
-	nextBatch, err := h.makeNextBatch(c, batchSize)
+	nextBatch, done, err := h.makeNextBatch(c, batchSize)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
 	switch c.Type {
 	case cursor.Normal:
-		if nextBatch.Len() < int(batchSize) {
+		if done {
 			// The cursor is already closed and removed;
 			// let the client know that there are no more results.
 			cursorID = 0
@@ -238,7 +238,7 @@ func (h *Handler) MsgGetMore(connCtx context.Context, msg *wire.OpMsg) (*wire.Op
 			}
 
 			if nextBatch.Len() == 0 {
-				nextBatch, err = h.makeNextBatch(c, batchSize)
+				nextBatch, _, err = h.makeNextBatch(c, batchSize)
 				if err != nil {
 					return nil, lazyerrors.Error(err)
 				}
@@ -273,11 +273,12 @@ func (h *Handler) MsgGetMore(connCtx context.Context, msg *wire.OpMsg) (*wire.Op
 	)
 }
 
-// makeNextBatch returns the next batch of documents from the cursor.
-func (h *Handler) makeNextBatch(c *cursor.Cursor, batchSize int64) (*types.Array, error) {
-	docs, err := iterator.ConsumeValuesN(c, int(batchSize))
+// makeNextBatch returns the next batch of documents from the cursor, and whether the cursor is exhausted.
+func (h *Handler) makeNextBatch(c *cursor.Cursor, batchSize int64) (*types.Array, bool, error) {
+	// gridfsd patch (PATCHES.md, "batches of 16 MiB")
+	docs, done, err := consumeBatch(c, int(batchSize))
 	if err != nil {
-		return nil, lazyerrors.Error(err)
+		return nil, false, lazyerrors.Error(err)
 	}
 
 	h.L.Debug(
@@ -293,7 +294,7 @@ func (h *Handler) makeNextBatch(c *cursor.Cursor, batchSize int64) (*types.Array
 		nextBatch.Append(doc)
 	}
 
-	return nextBatch, nil
+	return nextBatch, done, nil
 }
 
 // awaitDataParams contains parameters that can be passed to awaitData function.
@@ -358,7 +359,7 @@ func (h *Handler) awaitData(ctx context.Context, params *awaitDataParams) (resBa
 			return
 		}
 
-		resBatch, err = h.makeNextBatch(c, params.batchSize)
+		resBatch, _, err = h.makeNextBatch(c, params.batchSize)
 		if err != nil {
 			return
 		}
