@@ -68,7 +68,7 @@ func run(args []string, out io.Writer) error {
 	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
 	flag.StringVar(&size, "size", "64MiB", "file size for upload and download throughput")
 	flag.StringVar(&seekSize, "seek-sizes", "100MiB,40MiB", "file sizes for the seek rows, comma-separated")
-	flag.StringVar(&readSize, "read-size", "4MiB", "file size for the concurrent readers (on the embedded store every range read scans the bucket)")
+	flag.StringVar(&readSize, "read-size", "4MiB", "file size for the concurrent readers")
 	flag.IntVar(&s.readers, "readers", 64, "concurrent range readers")
 	flag.DurationVar(&s.readDuration, "read-duration", 30*time.Second, "how long the concurrent readers run")
 	flag.StringVar(&memSize, "mem-size", "1GiB", "file size for the single-upload memory row")
