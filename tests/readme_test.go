@@ -170,6 +170,8 @@ func TestReadme(t *testing.T) {
 		"1000000 tail.mp4",               // the open range
 		`"filename":"docs/final.txt"`,    // the PATCH reply
 		"Content-Type: text/plain",       // the PATCH kept the type
+		"412\n",                          // If-None-Match: * on a name that exists
+		"201\n",                          // If-Match with the ETag just read
 		"\"owner\":\"ann\"",              // the metadata listing
 		"backup.txt\t16",                 // gridfsd list
 		"pets/cat.txt",                   // aws s3 ls
