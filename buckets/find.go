@@ -274,19 +274,30 @@ func encodeCursor(f *File) string {
 	if d, ok := f.Raw.Lookup("uploadDate").DateTimeOK(); ok {
 		c.UploadDate = (*bson.DateTime)(&d)
 	}
-	raw, err := bson.Marshal(c)
+	return encodeToken(c)
+}
+
+// encodeToken is v as an opaque, URL-safe cursor: BSON in base64.
+func encodeToken(v any) string {
+	raw, err := bson.Marshal(v)
 	if err != nil {
 		return ""
 	}
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
+// decodeToken reads a cursor encodeToken wrote into v.
+func decodeToken(s string, v any) error {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	return bson.Unmarshal(raw, v)
+}
+
 func decodeCursor(s string) (cursorKey, error) {
 	var c cursorKey
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = bson.Unmarshal(raw, &c)
-	}
+	err := decodeToken(s, &c)
 	if err == nil && c.ID.Type == 0 {
 		err = errors.New("no _id")
 	}

@@ -2,11 +2,8 @@ package buckets
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strings"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // FolderPage is one page of a folder listing, in Find's order: the files
@@ -133,20 +130,11 @@ type folderCursor struct {
 	Folder string `bson:"p,omitempty"`
 }
 
-func (c folderCursor) encode() string {
-	raw, err := bson.Marshal(c)
-	if err != nil {
-		return ""
-	}
-	return base64.RawURLEncoding.EncodeToString(raw)
-}
+func (c folderCursor) encode() string { return encodeToken(c) }
 
 func decodeFolderCursor(s string) (folderCursor, error) {
 	var c folderCursor
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = bson.Unmarshal(raw, &c)
-	}
+	err := decodeToken(s, &c)
 	if err != nil || (c.File == "") == (c.Folder == "") {
 		return c, fmt.Errorf("%w: cursor is not one this server issued for a folder listing", ErrInvalidQuery)
 	}

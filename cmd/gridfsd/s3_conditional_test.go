@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -21,19 +17,7 @@ import (
 // conditions too.
 func TestS3ConditionalWrites(t *testing.T) {
 	dir := t.TempDir()
-	db := storetest.MustOpenDB(t)
-	httpAddr, s3Addr := freeAddr(t), freeAddr(t)
-	cfgFile := filepath.Join(dir, "gridfsd.yaml")
-	os.WriteFile(cfgFile, []byte(`
-auth:
-  tokens:
-    - name: `+s3Key+`
-      secret: "`+s3Secret+`"
-      buckets: ["*"]
-      access: admin
-`), 0o600)
-	startServe(t, http.DefaultClient, "http://"+httpAddr, "serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(),
-		"--listen", httpAddr, "--s3-listen", s3Addr)
+	db, _, s3Addr := serveS3(t, dir)
 	script := `
 import boto3, botocore, sys, threading
 from botocore.config import Config

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 const (
@@ -49,6 +50,24 @@ func run(t *testing.T, env []string, name string, args ...string) (string, error
 	return out.String(), nil
 }
 
+// serveS3 starts gridfsd serve on a fresh test database, its S3 API on,
+// with access control: one admin token whose name and secret are the S3
+// key pair s3Key / s3Secret (its configuration file goes in dir). It
+// returns the database and the HTTP and S3 addresses.
+func serveS3(t *testing.T, dir string) (db *mongo.Database, httpAddr, s3Addr string) {
+	t.Helper()
+	db = storetest.MustOpenDB(t)
+	httpAddr, s3Addr = freeAddr(t), freeAddr(t)
+	cfgFile := filepath.Join(dir, "gridfsd.yaml")
+	cfg := fmt.Sprintf("auth:\n  tokens:\n    - name: %s\n      secret: %q\n      buckets: [\"*\"]\n      access: admin\n", s3Key, s3Secret)
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, http.DefaultClient, "http://"+httpAddr, "serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(),
+		"--listen", httpAddr, "--s3-listen", s3Addr)
+	return db, httpAddr, s3Addr
+}
+
 // TestS3RealClients drives Debian's awscli and boto3 against a real
 // gridfsd serve with access control on: uploads of awkward sizes (single
 // part and multipart) read back byte for byte, metadata round trips,
@@ -61,19 +80,7 @@ func TestS3RealClients(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	db := storetest.MustOpenDB(t)
-	httpAddr, s3Addr := freeAddr(t), freeAddr(t)
-	cfgFile := filepath.Join(dir, "gridfsd.yaml")
-	os.WriteFile(cfgFile, []byte(`
-auth:
-  tokens:
-    - name: `+s3Key+`
-      secret: "`+s3Secret+`"
-      buckets: ["*"]
-      access: admin
-`), 0o600)
-	startServe(t, http.DefaultClient, "http://"+httpAddr, "serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(),
-		"--listen", httpAddr, "--s3-listen", s3Addr)
+	db, httpAddr, s3Addr := serveS3(t, dir)
 	endpoint := "http://" + s3Addr
 	env := s3Env(t, s3Secret)
 	aws := func(args ...string) (string, error) {
@@ -289,12 +296,7 @@ func TestS3RcloneS3cmd(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	db := storetest.MustOpenDB(t)
-	httpAddr, s3Addr := freeAddr(t), freeAddr(t)
-	cfgFile := filepath.Join(dir, "gridfsd.yaml")
-	os.WriteFile(cfgFile, []byte(fmt.Sprintf("auth:\n  tokens:\n    - name: %s\n      secret: %q\n      buckets: [\"*\"]\n      access: admin\n", s3Key, s3Secret)), 0o600)
-	startServe(t, http.DefaultClient, "http://"+httpAddr, "serve", "--config", cfgFile, "--uri", storetest.URI(t), "--db", db.Name(),
-		"--listen", httpAddr, "--s3-listen", s3Addr)
+	_, _, s3Addr := serveS3(t, dir)
 	src := filepath.Join(dir, "src")
 	for name, n := range map[string]int{"a.bin": 3 << 20, "b.txt": 3, "d/c.bin": 261121, "d/e/empty": 0} {
 		data := make([]byte, n)

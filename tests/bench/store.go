@@ -247,20 +247,7 @@ func (g *gateway) openRange(ctx context.Context, data *pattern, path string, off
 	return ms(took), nil
 }
 
-// do sends a body-less request and wants a 2xx answer.
+// do sends a body-less request to path and wants a 2xx answer.
 func (g *gateway) do(ctx context.Context, method, path string) error {
-	req, err := http.NewRequestWithContext(ctx, method, g.base+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, msg)
-	}
-	return nil
+	return g.send(ctx, method, g.base+path, nil, 0, nil)
 }
