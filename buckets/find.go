@@ -67,16 +67,24 @@ type Skipped struct {
 // {filename, uploadDate} index, then _id to break ties.
 var listingOrder = bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}
 
+// pageLimit is q's page size: DefaultLimit when unset, else 1 to MaxLimit.
+func (q Query) pageLimit() (int, error) {
+	switch {
+	case q.Limit == 0:
+		return DefaultLimit, nil
+	case q.Limit < 0 || q.Limit > MaxLimit:
+		return 0, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, q.Limit, MaxLimit)
+	}
+	return q.Limit, nil
+}
+
 // Find lists the files that match q, one page at a time with keyset
 // pagination: each page is one indexed range query, however deep. It
 // returns ErrInvalidQuery for a bad limit, regex or cursor.
 func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
-	limit := q.Limit
-	switch {
-	case limit == 0:
-		limit = DefaultLimit
-	case limit < 0 || limit > MaxLimit:
-		return nil, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, limit, MaxLimit)
+	limit, err := q.pageLimit()
+	if err != nil {
+		return nil, err
 	}
 	filter, err := b.filter(ctx, q)
 	if err != nil {

@@ -29,12 +29,9 @@ func (b *Bucket) FindFolder(ctx context.Context, q Query, delimiter string) (*Fo
 	if delimiter == "" {
 		return nil, fmt.Errorf("%w: empty delimiter", ErrInvalidQuery)
 	}
-	limit := q.Limit
-	switch {
-	case limit == 0:
-		limit = DefaultLimit
-	case limit < 0 || limit > MaxLimit:
-		return nil, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, limit, MaxLimit)
+	limit, err := q.pageLimit()
+	if err != nil {
+		return nil, err
 	}
 	inner := q
 	inner.After = ""

@@ -176,6 +176,31 @@ func (g *gateway) get(ctx context.Context, path, rng string, w io.Writer) (int64
 	return io.Copy(w, resp.Body)
 }
 
+// samplePeakRSS samples the process's resident set every period until the
+// function it returns is called, which returns the highest one seen.
+func (g *gateway) samplePeakRSS(period time.Duration) (stop func() int64) {
+	var peak int64
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if rss, _, err := g.memory(); err == nil && rss > peak {
+				peak = rss
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(period):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-sampled
+		return peak
+	}
+}
+
 // memory reads the resident set of the process: now and its peak.
 func (g *gateway) memory() (rss, peak int64, err error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", g.cmd.Process.Pid))

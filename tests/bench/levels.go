@@ -82,21 +82,7 @@ func (b *bench) concurrency(ctx context.Context, data *pattern, gw *gateway) err
 // meanwhile. It returns the latencies of the calls that succeeded.
 func (b *bench) atLevel(gw *gateway, n, total int, fn func(i int) (int64, error)) (lat []time.Duration, errs int, elapsed time.Duration, peakRSS int64) {
 	var mu sync.Mutex
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			if rss, _, err := gw.memory(); err == nil && rss > peakRSS {
-				peakRSS = rss
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}()
+	stopSampling := gw.samplePeakRSS(50 * time.Millisecond)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -126,9 +112,7 @@ func (b *bench) atLevel(gw *gateway, n, total int, fn func(i int) (int64, error)
 	close(work)
 	wg.Wait()
 	elapsed = time.Since(start)
-	close(stop)
-	<-sampled
-	return lat, errs, elapsed, peakRSS
+	return lat, errs, elapsed, stopSampling()
 }
 
 func (b *bench) addLevel(group, what string, lat []time.Duration, errs int, elapsed time.Duration, rss, moved int64, note string) {

@@ -88,26 +88,11 @@ func (b *bench) s3Multipart(ctx context.Context, data *pattern, _ *gateway) erro
 	if err != nil {
 		return err
 	}
-	var peak int64
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			if rss, _, err := gw.memory(); err == nil && rss > peak {
-				peak = rss
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	stopSampling := gw.samplePeakRSS(20 * time.Millisecond)
 	start := time.Now()
 	err = gw.multipart(ctx, gw.s3base+"/"+bucketName+"/big", data.reader(size), size, part)
 	elapsed := time.Since(start)
-	close(stop)
-	<-sampled
+	peak := stopSampling()
 	if err != nil {
 		return err
 	}
