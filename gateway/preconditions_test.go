@@ -13,9 +13,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// racePUT sends 8 PUTs of path at once with header, each with its own
-// body, and returns their statuses and bodies.
-func racePUT(e *env, path string, header map[string]string) (codes []int, bodies []string) {
+// race sends 8 requests at once, request i with body(i) and header, and
+// returns their statuses (0 for a request that got no answer).
+func race(e *env, method, path string, header map[string]string, body func(i int) string) (codes []int) {
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
@@ -26,25 +26,29 @@ func racePUT(e *env, path string, header map[string]string) (codes []int, bodies
 		go func() {
 			defer wg.Done()
 			<-start
-			req, _ := http.NewRequest(http.MethodPut, e.url+path, strings.NewReader(fmt.Sprintf("writer %d", i)))
+			req, _ := http.NewRequest(method, e.url+path, strings.NewReader(body(i)))
 			for k, v := range header {
 				req.Header.Set(k, v)
 			}
 			res, err := http.DefaultClient.Do(req)
+			code := 0
+			if err == nil {
+				res.Body.Close()
+				code = res.StatusCode
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				codes = append(codes, 0)
-				return
-			}
-			res.Body.Close()
-			codes = append(codes, res.StatusCode)
-			bodies = append(bodies, fmt.Sprintf("writer %d", i))
+			codes = append(codes, code)
 		}()
 	}
 	close(start)
 	wg.Wait()
-	return codes, bodies
+	return codes
+}
+
+// racePUT sends 8 PUTs of path at once with header, each with its own body.
+func racePUT(e *env, path string, header map[string]string) (codes []int) {
+	return race(e, http.MethodPut, path, header, func(i int) string { return fmt.Sprintf("writer %d", i) })
 }
 
 func countCodes(codes []int) map[int]int {
@@ -61,7 +65,7 @@ func TestCreateOnlyPUTRace(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
 	for round := range 20 {
 		name := fmt.Sprintf("create-%d", round)
-		codes, _ := racePUT(e, "/b/fs/"+name+"?chunkSize=4", map[string]string{"If-None-Match": "*"})
+		codes := racePUT(e, "/b/fs/"+name+"?chunkSize=4", map[string]string{"If-None-Match": "*"})
 		if got := countCodes(codes); got[201] != 1 || got[412] != 7 {
 			t.Fatalf("round %d: statuses %v, want one 201 and seven 412", round, got)
 		}
@@ -83,7 +87,7 @@ func TestReplaceIfMatchPUTRace(t *testing.T) {
 	for round := range 20 {
 		name := fmt.Sprintf("replace-%d", round)
 		base := e.put("/b/fs/"+name, "base", nil)
-		codes, _ := racePUT(e, "/b/fs/"+name+"?chunkSize=4", map[string]string{"If-Match": base.ETag})
+		codes := racePUT(e, "/b/fs/"+name+"?chunkSize=4", map[string]string{"If-Match": base.ETag})
 		if got := countCodes(codes); got[201] != 1 || got[412] != 7 {
 			t.Fatalf("round %d: statuses %v, want one 201 and seven 412", round, got)
 		}
@@ -156,32 +160,8 @@ func TestPATCHRace(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
 	for round := range 20 {
 		f := e.put(fmt.Sprintf("/b/fs/patch-%d", round), "x", nil)
-		var (
-			mu    sync.Mutex
-			codes []int
-			wg    sync.WaitGroup
-			start = make(chan struct{})
-		)
-		for i := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				req, _ := http.NewRequest("PATCH", e.url+"/id/fs/"+f.oid(t), strings.NewReader(fmt.Sprintf(`{"metadata":{"w":%d}}`, i)))
-				req.Header.Set("If-Match", f.ETag)
-				res, err := http.DefaultClient.Do(req)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					codes = append(codes, 0)
-					return
-				}
-				res.Body.Close()
-				codes = append(codes, res.StatusCode)
-			}()
-		}
-		close(start)
-		wg.Wait()
+		codes := race(e, http.MethodPatch, "/id/fs/"+f.oid(t), map[string]string{"If-Match": f.ETag},
+			func(i int) string { return fmt.Sprintf(`{"metadata":{"w":%d}}`, i) })
 		if got := countCodes(codes); got[200] != 1 || got[412] != 7 {
 			t.Fatalf("round %d: statuses %v, want one 200 and seven 412", round, got)
 		}
