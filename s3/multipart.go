@@ -93,9 +93,8 @@ func (s *Server) completeMultipart(req *request) error {
 	for i, p := range c.Parts {
 		list[i] = buckets.CompletedPart{Number: p.PartNumber, MD5: p.ETag}
 	}
-	if err := writePreconditions(ctx, b, req.key, req.r.Header); err != nil {
-		return err
-	}
+	// CompleteMultipartIf checks the conditions under the name's lease
+	// before any chunk moves.
 	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
 	if err != nil {
 		return err

@@ -416,33 +416,6 @@ func receive(w contentWriter, u *upload) error {
 	return nil
 }
 
-// writePreconditions checks S3's conditional writes: If-None-Match: * (the
-// key must not exist) and If-Match (its newest revision must carry that
-// ETag).
-func writePreconditions(ctx context.Context, b *buckets.Bucket, key string, h http.Header) error {
-	inm, im := h.Get("If-None-Match"), h.Get("If-Match")
-	if inm == "" && im == "" {
-		return nil
-	}
-	f, err := b.FindByName(ctx, key, -1)
-	missing := errors.Is(err, buckets.ErrFileNotFound)
-	if err != nil && !missing {
-		return err
-	}
-	if inm != "" && !missing && etagMatches(inm, objectETag(f)) {
-		return ErrPreconditionFailed
-	}
-	if im != "" {
-		if missing {
-			return ErrNoSuchKey
-		}
-		if !etagMatches(im, objectETag(f)) {
-			return ErrPreconditionFailed
-		}
-	}
-	return nil
-}
-
 // writeConditions are S3's conditional-write headers as buckets' commit
 // protocol evaluates them, atomically with the commit, against S3 ETags.
 // Clients may send an ETag without its quotes.
@@ -478,7 +451,10 @@ func (s *Server) putObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	if err := writePreconditions(ctx, b, req.key, r.Header); err != nil {
+	// Checked before the body, so a request bound to fail uploads nothing;
+	// the commit checks again, atomically.
+	cond := writeConditions(r.Header)
+	if err := b.CheckName(ctx, req.key, cond); err != nil {
 		return err
 	}
 	u, err := s.uploadBody(req)
@@ -486,7 +462,7 @@ func (s *Server) putObject(req *request) error {
 		return err
 	}
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
-		Conditions: writeConditions(r.Header)})
+		Conditions: cond})
 	if err != nil {
 		return err
 	}
@@ -601,7 +577,8 @@ func (s *Server) copyObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	if err := writePreconditions(ctx, db, req.key, r.Header); err != nil {
+	opts.Conditions = writeConditions(r.Header)
+	if err := db.CheckName(ctx, req.key, opts.Conditions); err != nil {
 		return err
 	}
 	dl, err := sb.Open(ctx, f)
@@ -609,7 +586,6 @@ func (s *Server) copyObject(req *request) error {
 		return err
 	}
 	defer dl.Close()
-	opts.Conditions = writeConditions(r.Header)
 	up, err := db.OpenUpload(ctx, req.key, opts)
 	if err != nil {
 		return err
