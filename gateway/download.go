@@ -76,7 +76,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	}()
 
 	hdr := c.Response().Header()
-	hdr.Set("ETag", etag(f))
+	hdr.Set("ETag", f.ETag())
 	hdr.Set("Accept-Ranges", "bytes")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))

@@ -186,7 +186,7 @@ func (h *handler) patchByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("ETag", etag(f))
+	c.Response().Header().Set("ETag", f.ETag())
 	return c.JSON(http.StatusOK, f)
 }
 

@@ -131,15 +131,6 @@ func (d digests) check(sha, md []byte) error {
 	return nil
 }
 
-// etag is the file's strong entity tag; the rule is buckets'.
-func etag(f *buckets.File) string { return f.ETag() }
-
-// etagMatch evaluates an If-Match or If-None-Match field; see
-// buckets.MatchETag.
-func etagMatch(field, current string, weak bool) bool {
-	return buckets.MatchETag(field, current, weak)
-}
-
 // contentDisposition names the file for browsers (RFC 6266): the last
 // segment of its name, with an ASCII fallback and the exact UTF-8 name in
 // filename*.

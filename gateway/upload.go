@@ -75,7 +75,7 @@ func (h *handler) upload(c echo.Context) error {
 		requestLogger(c).Error("delete replaced revision", "id", buckets.FormatID(old.ID), "error", err)
 	}
 	hdr := c.Response().Header()
-	hdr.Set("ETag", etag(f))
+	hdr.Set("ETag", f.ETag())
 	hdr.Set("Location", "/id/"+url.PathEscape(b.Name())+"/"+FileIDPath(f.ID))
 	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))
 	return c.JSON(http.StatusCreated, f)

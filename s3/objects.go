@@ -167,15 +167,18 @@ func headerSafe(s string) string {
 	return s
 }
 
-// etagMatches evaluates an If-Match or If-None-Match list against etag.
-func etagMatches(list, etag string) bool {
-	for _, t := range strings.Split(list, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag || `"`+t+`"` == etag {
-			return true
+// quoteETags quotes the entity tags of an If-Match or If-None-Match list
+// that came without their quotes, as S3 clients may send them.
+func quoteETags(list string) string {
+	tags := strings.Split(list, ",")
+	for i, t := range tags {
+		t = strings.TrimSpace(t)
+		if t != "" && t != "*" && !strings.HasSuffix(t, `"`) {
+			t = `"` + t + `"`
 		}
+		tags[i] = t
 	}
-	return false
+	return strings.Join(tags, ",")
 }
 
 // readPreconditions evaluates S3's conditional GET headers (RFC 9110's
@@ -183,14 +186,14 @@ func etagMatches(list, etag string) bool {
 func readPreconditions(h http.Header, etag string, modified time.Time) error {
 	modified = modified.Truncate(time.Second)
 	if im := h.Get("If-Match"); im != "" {
-		if !etagMatches(im, etag) {
+		if !buckets.MatchETag(quoteETags(im), etag, false) {
 			return ErrPreconditionFailed
 		}
 	} else if t, err := http.ParseTime(h.Get("If-Unmodified-Since")); err == nil && modified.After(t) {
 		return ErrPreconditionFailed
 	}
 	if inm := h.Get("If-None-Match"); inm != "" {
-		if etagMatches(inm, etag) {
+		if buckets.MatchETag(quoteETags(inm), etag, true) {
 			return ErrNotModified
 		}
 	} else if t, err := http.ParseTime(h.Get("If-Modified-Since")); err == nil && !modified.After(t) {
@@ -420,23 +423,12 @@ func receive(w contentWriter, u *upload) error {
 // protocol evaluates them, atomically with the commit, against S3 ETags.
 // Clients may send an ETag without its quotes.
 func writeConditions(h http.Header) buckets.Conditions {
-	quote := func(list string) string {
-		tags := strings.Split(list, ",")
-		for i, t := range tags {
-			t = strings.TrimSpace(t)
-			if t != "" && t != "*" && !strings.HasSuffix(t, `"`) {
-				t = `"` + t + `"`
-			}
-			tags[i] = t
-		}
-		return strings.Join(tags, ",")
-	}
 	cond := buckets.Conditions{ETag: objectETag}
 	if v := h.Get("If-Match"); v != "" {
-		cond.IfMatch = quote(v)
+		cond.IfMatch = quoteETags(v)
 	}
 	if v := h.Get("If-None-Match"); v != "" {
-		cond.IfNoneMatch = quote(v)
+		cond.IfNoneMatch = quoteETags(v)
 	}
 	return cond
 }
