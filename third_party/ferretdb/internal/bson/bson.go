@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/iterator"

@@ -25,7 +25,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/connmetrics"

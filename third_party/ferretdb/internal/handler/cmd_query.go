@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/bson"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"

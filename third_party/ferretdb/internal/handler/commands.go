@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/conninfo"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/handlererrors"

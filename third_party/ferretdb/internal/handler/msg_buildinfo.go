@@ -18,7 +18,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/build/version"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common/aggregations/stages"

@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/handlererrors"

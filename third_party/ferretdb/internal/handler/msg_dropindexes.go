@@ -19,7 +19,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"

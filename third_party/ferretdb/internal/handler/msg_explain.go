@@ -21,7 +21,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/build/version"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/conninfo"

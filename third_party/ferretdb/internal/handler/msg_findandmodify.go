@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/FerretDB/wire"
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/build/version"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/bson"

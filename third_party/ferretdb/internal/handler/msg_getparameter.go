@@ -18,7 +18,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/handlererrors"

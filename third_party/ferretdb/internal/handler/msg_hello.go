@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/handlererrors"

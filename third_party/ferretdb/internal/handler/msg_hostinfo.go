@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"

@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 	"go.mongodb.org/mongo-driver/mongo"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"

@@ -18,7 +18,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 	"golang.org/x/exp/maps"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"

@@ -17,7 +17,7 @@ package handler
 import (
 	"context"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/handlerparams"

@@ -18,7 +18,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/conninfo"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"

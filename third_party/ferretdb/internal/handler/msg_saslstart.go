@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 	"github.com/xdg-go/scram"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/clientconn/conninfo"

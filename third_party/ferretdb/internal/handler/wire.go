@@ -15,7 +15,7 @@
 package handler
 
 import (
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/bson"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"

@@ -18,7 +18,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/must"
 )

@@ -18,7 +18,7 @@ package handlererrors
 import (
 	"errors"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 )
 
 //go:generate ../../../bin/stringer -linecomment -type ErrorCode

@@ -17,7 +17,7 @@ package handlererrors
 import (
 	"errors"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/must"
 )

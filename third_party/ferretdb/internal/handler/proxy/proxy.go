@@ -21,7 +21,7 @@ import (
 	"crypto/tls"
 	"net"
 
-	"github.com/FerretDB/wire"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/tlsutil"

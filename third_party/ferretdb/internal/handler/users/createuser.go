@@ -18,7 +18,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 	"github.com/google/uuid"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"

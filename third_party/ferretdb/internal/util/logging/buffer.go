@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
 )

@@ -19,7 +19,7 @@ import (
 	"encoding/base64"
 	"hash"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
 )

@@ -20,7 +20,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 	"golang.org/x/crypto/pbkdf2"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"

@@ -19,7 +19,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	"github.com/FerretDB/wire/wirebson"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 	"github.com/xdg-go/stringprep"
 	"golang.org/x/crypto/pbkdf2"
 
