@@ -50,13 +50,13 @@ func (query *OpQuery) msgbody() {}
 // check implements [MsgBody].
 func (query *OpQuery) check() error {
 	if d := query.query; d != nil {
-		if _, err := d.DecodeDeep(); err != nil {
+		if _, err := d.DecodeCheck(); err != nil {
 			return lazyerrors.Error(err)
 		}
 	}
 
 	if s := query.returnFieldsSelector; s != nil {
-		if _, err := s.DecodeDeep(); err != nil {
+		if _, err := s.DecodeCheck(); err != nil {
 			return lazyerrors.Error(err)
 		}
 	}
@@ -106,10 +106,9 @@ func (query *OpQuery) UnmarshalBinaryNocopy(b []byte) error {
 		query.returnFieldsSelector = b[selectorLow:]
 	}
 
-	if debugbuild {
-		if err := query.check(); err != nil {
-			return lazyerrors.Error(err)
-		}
+	// gridfsd: every message received is validated, whatever debugbuild (PATCHES.md item 1).
+	if err := query.check(); err != nil {
+		return lazyerrors.Error(err)
 	}
 
 	return nil

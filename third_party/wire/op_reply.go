@@ -50,7 +50,7 @@ func (reply *OpReply) msgbody() {}
 // check implements [MsgBody].
 func (reply *OpReply) check() error {
 	if d := reply.document; d != nil {
-		if _, err := d.DecodeDeep(); err != nil {
+		if _, err := d.DecodeCheck(); err != nil {
 			return lazyerrors.Error(err)
 		}
 	}
@@ -82,10 +82,9 @@ func (reply *OpReply) UnmarshalBinaryNocopy(b []byte) error {
 		return lazyerrors.Errorf("numberReturned=%d, document=%v", numberReturned, reply.document)
 	}
 
-	if debugbuild {
-		if err := reply.check(); err != nil {
-			return lazyerrors.Error(err)
-		}
+	// gridfsd: every message received is validated, whatever debugbuild (PATCHES.md item 1).
+	if err := reply.check(); err != nil {
+		return lazyerrors.Error(err)
 	}
 
 	return nil

@@ -20,4 +20,7 @@ package wire
 //go:generate ./bin/stringer -linecomment -output stringers.go -type OpCode,OpMsgFlagBit,OpQueryFlagBit,OpReplyFlagBit
 
 // TODO https://github.com/FerretDB/wire/issues/7
-const debugbuild = true
+//
+// gridfsd: false, as upstream meant for release builds. When true, every message sent is decoded in full
+// once more before it goes out, a copy of every binary value in it (see PATCHES.md, item 1).
+const debugbuild = false

@@ -125,24 +125,32 @@ func (arr *Array) Replace(index int, value any) error {
 func (arr *Array) Encode() (RawArray, error) {
 	must.NotBeZero(arr)
 
-	size := sizeAny(arr)
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf := bytes.NewBuffer(make([]byte, 0, sizeAny(arr)))
 
-	if err := binary.Write(buf, binary.LittleEndian, uint32(size)); err != nil {
-		return nil, lazyerrors.Error(err)
-	}
-
-	for i, v := range arr.elements {
-		if err := encodeField(buf, strconv.Itoa(i), v); err != nil {
-			return nil, lazyerrors.Error(err)
-		}
-	}
-
-	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+	if err := arr.encodeTo(buf); err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
 	return buf.Bytes(), nil
+}
+
+// encodeTo appends the encoding of arr to buf, like [Document.encodeTo].
+func (arr *Array) encodeTo(buf *bytes.Buffer) error {
+	if err := binary.Write(buf, binary.LittleEndian, uint32(sizeArray(arr))); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	for i, v := range arr.elements {
+		if err := encodeField(buf, strconv.Itoa(i), v); err != nil {
+			return lazyerrors.Error(err)
+		}
+	}
+
+	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	return nil
 }
 
 // Decode returns itself to implement [AnyArray].

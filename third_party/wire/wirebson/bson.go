@@ -120,6 +120,10 @@ const (
 	// DecodeDeep represents a mode in which nested documents and arrays are decoded recursively;
 	// RawDocuments and RawArrays are never returned.
 	decodeDeep
+
+	// decodeCheck is decodeDeep for validation only (gridfsd, PATCHES.md item 1): binary values
+	// are not copied but use raw's subslices, so the result must not outlive raw.
+	decodeCheck
 )
 
 var (

@@ -213,24 +213,34 @@ func (doc *Document) Command() string {
 func (doc *Document) Encode() (RawDocument, error) {
 	must.NotBeZero(doc)
 
-	size := sizeAny(doc)
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf := bytes.NewBuffer(make([]byte, 0, sizeAny(doc)))
 
-	if err := binary.Write(buf, binary.LittleEndian, uint32(size)); err != nil {
-		return nil, lazyerrors.Error(err)
-	}
-
-	for _, f := range doc.fields {
-		if err := encodeField(buf, f.name, f.value); err != nil {
-			return nil, lazyerrors.Error(err)
-		}
-	}
-
-	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+	if err := doc.encodeTo(buf); err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
 	return buf.Bytes(), nil
+}
+
+// encodeTo appends the encoding of doc to buf. Nested documents and arrays are
+// encoded in place, not into buffers of their own that are then copied
+// (gridfsd, PATCHES.md item 2).
+func (doc *Document) encodeTo(buf *bytes.Buffer) error {
+	if err := binary.Write(buf, binary.LittleEndian, uint32(sizeDocument(doc))); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	for _, f := range doc.fields {
+		if err := encodeField(buf, f.name, f.value); err != nil {
+			return lazyerrors.Error(err)
+		}
+	}
+
+	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	return nil
 }
 
 // Decode returns itself to implement [AnyDocument].

@@ -16,6 +16,7 @@ package wirebson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -40,12 +41,7 @@ func encodeField(buf *bytes.Buffer, name string, v any) error {
 			return lazyerrors.Error(err)
 		}
 
-		b, err := v.Encode()
-		if err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if _, err := buf.Write(b); err != nil {
+		if err := v.encodeTo(buf); err != nil {
 			return lazyerrors.Error(err)
 		}
 
@@ -77,12 +73,7 @@ func encodeField(buf *bytes.Buffer, name string, v any) error {
 			return lazyerrors.Error(err)
 		}
 
-		b, err := v.Encode()
-		if err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if _, err := buf.Write(b); err != nil {
+		if err := v.encodeTo(buf); err != nil {
 			return lazyerrors.Error(err)
 		}
 
@@ -147,6 +138,18 @@ func encodeScalarField(buf *bytes.Buffer, name string, v any) error {
 
 	if _, err := buf.Write(b); err != nil {
 		return lazyerrors.Error(err)
+	}
+
+	// gridfsd: binary data is written once, not encoded into a buffer of its own first
+	// (PATCHES.md item 2).
+	if bin, ok := v.(Binary); ok {
+		var h [5]byte
+		binary.LittleEndian.PutUint32(h[:], uint32(len(bin.B)))
+		h[4] = byte(bin.Subtype)
+		buf.Write(h[:])
+		buf.Write(bin.B)
+
+		return nil
 	}
 
 	b = make([]byte, bsonproto.SizeAny(v))

@@ -17,6 +17,7 @@ package wirebson
 import (
 	"log/slog"
 
+	"github.com/gridfsd/gridfsd/third_party/wire/internal/bsonproto"
 	"github.com/gridfsd/gridfsd/third_party/wire/internal/util/lazyerrors"
 	"github.com/gridfsd/gridfsd/third_party/wire/internal/util/must"
 )
@@ -61,6 +62,23 @@ func (raw RawDocument) DecodeDeep() (*Document, error) {
 	must.BeTrue(raw != nil)
 
 	res, err := raw.decode(decodeDeep)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return res, nil
+}
+
+// DecodeCheck validates raw as [RawDocument.DecodeDeep] does and returns what it returns,
+// except that binary values use raw's subslices instead of copies: it costs no copy of
+// raw's binary data, and the result must not be used once raw may change.
+// It is for checks that inspect a message and keep nothing of it.
+//
+// Receiver must not be nil.
+func (raw RawDocument) DecodeCheck() (*Document, error) {
+	must.BeTrue(raw != nil)
+
+	res, err := raw.decode(decodeCheck)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -129,8 +147,8 @@ func (raw RawDocument) decode(mode decodeMode) (*Document, error) {
 			switch mode {
 			case decodeShallow:
 				v = rawDoc
-			case decodeDeep:
-				v, err = rawDoc.decode(decodeDeep)
+			case decodeDeep, decodeCheck:
+				v, err = rawDoc.decode(mode)
 			}
 
 		case tagArray:
@@ -144,9 +162,22 @@ func (raw RawDocument) decode(mode decodeMode) (*Document, error) {
 			switch mode {
 			case decodeShallow:
 				v = rawArr
-			case decodeDeep:
-				v, err = rawArr.decode(decodeDeep)
+			case decodeDeep, decodeCheck:
+				v, err = rawArr.decode(mode)
 			}
+
+		case tagBinary:
+			if mode != decodeCheck {
+				v, l, err = decodeScalarField(raw[offset:], t)
+				offset += l
+
+				break
+			}
+
+			var bin Binary
+			bin, err = bsonproto.DecodeBinaryNocopy(raw[offset:])
+			v = bin
+			offset += bsonproto.SizeBinary(bin)
 
 		default:
 			v, l, err = decodeScalarField(raw[offset:], t)

@@ -10,11 +10,12 @@ func _() {
 	var x [1]struct{}
 	_ = x[decodeShallow-1]
 	_ = x[decodeDeep-2]
+	_ = x[decodeCheck-3]
 }
 
-const _decodeMode_name = "decodeShallowdecodeDeep"
+const _decodeMode_name = "decodeShallowdecodeDeepdecodeCheck"
 
-var _decodeMode_index = [...]uint8{0, 13, 23}
+var _decodeMode_index = [...]uint8{0, 13, 23, 34}
 
 func (i decodeMode) String() string {
 	i -= 1

@@ -98,3 +98,26 @@ func DecodeBinary(b []byte) (Binary, error) {
 
 	return res, nil
 }
+
+// DecodeBinaryNocopy is [DecodeBinary] whose result's B is a subslice of b, not a copy
+// (gridfsd, PATCHES.md item 1).
+func DecodeBinaryNocopy(b []byte) (Binary, error) {
+	var res Binary
+
+	if len(b) < 5 {
+		return res, fmt.Errorf("DecodeBinary: expected at least 5 bytes, got %d: %w", len(b), ErrDecodeShortInput)
+	}
+
+	i := int(binary.LittleEndian.Uint32(b))
+	if e := 5 + i; len(b) < e {
+		return res, fmt.Errorf("DecodeBinary: expected at least %d bytes, got %d: %w", e, len(b), ErrDecodeShortInput)
+	}
+
+	res.Subtype = BinarySubtype(b[4])
+
+	if i > 0 {
+		res.B = b[5 : 5+i : 5+i]
+	}
+
+	return res, nil
+}
