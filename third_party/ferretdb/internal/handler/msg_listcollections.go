@@ -18,8 +18,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gridfsd/gridfsd/third_party/wire"
 	"github.com/google/uuid"
+	"github.com/gridfsd/gridfsd/third_party/wire"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/common"

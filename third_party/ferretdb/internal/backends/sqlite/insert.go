@@ -28,10 +28,10 @@ import (
 //
 // If capped is true, it returns a statement and arguments for inserting record IDs and documents.
 //
-// gridfsd (PATCHES.md item 11): each document is inserted as `? || ''`, the same text. A bound parameter is
-// not NUL-terminated, so every JSON function of every index key expression that reads the new row
-// (two per key field) copied the whole document to terminate it; the concatenation makes one terminated
-// copy that they all read.
+// gridfsd (PATCHES.md item 11): each document is inserted concatenated with an empty string, the same
+// text. A bound parameter is not NUL-terminated, so every JSON function of every index key expression
+// that reads the new row (two per key field) copied the whole document to terminate it; the
+// concatenation makes one terminated copy that they all read.
 func prepareInsertStatement(tableName string, capped bool, docs []*types.Document) (string, []any, error) {
 	var args []any
 	rows := make([]string, len(docs))

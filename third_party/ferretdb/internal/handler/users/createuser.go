@@ -18,8 +18,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 	"github.com/google/uuid"
+	"github.com/gridfsd/gridfsd/third_party/wire/wirebson"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/bson"
