@@ -290,8 +290,9 @@ type Stats struct {
 
 // Stats counts the bucket's files and their total length.
 func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
-	// One accumulator per $group: FerretDB v1 computes only the first
-	// of several, so the count is a query of its own.
+	// One accumulator per $group: upstream FerretDB v1 computes only the
+	// first of several (fixed in the embedded store, third_party/ferretdb
+	// PATCHES.md item 13), so the count is a query of its own.
 	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.D{
 		{Key: "_id", Value: nil},
 		{Key: "bytes", Value: bson.D{{Key: "$sum", Value: "$length"}}},

@@ -128,10 +128,12 @@ func (g *group) Process(ctx context.Context, iter types.DocumentsIterator, close
 	for _, groupedDocument := range groupedDocuments {
 		doc := must.NotFail(types.NewDocument("_id", groupedDocument.groupID))
 
-		groupIter := iterator.Values(iterator.ForSlice(groupedDocument.documents))
-		defer groupIter.Close()
-
 		for _, accumulation := range g.groupBy {
+			// gridfsd (PATCHES.md item 13): an iterator for each accumulator; upstream shared one, so that
+			// every accumulator after the first saw no document.
+			groupIter := iterator.Values(iterator.ForSlice(groupedDocument.documents))
+			defer groupIter.Close()
+
 			out, err := accumulation.accumulator.Accumulate(groupIter)
 			if err != nil {
 				// existing accumulators do not return error
@@ -229,6 +231,14 @@ func validateGroupKey(groupKey any) error {
 func (g *group) groupDocuments(iter types.DocumentsIterator) ([]groupedDocuments, error) {
 	var m groupMap
 
+	// gridfsd (PATCHES.md item 12): when nothing reads the documents, neither the group key (a constant)
+	// nor an accumulator (they only count), each group keeps one empty document per document instead of
+	// the document; upstream held every document in memory, a whole GridFS file for a count of its chunks.
+	var counted *types.Document
+	if g.countsOnly() {
+		counted = types.MakeDocument(0)
+	}
+
 	for {
 		_, doc, err := iter.Next()
 		if errors.Is(err, iterator.ErrIteratorDone) {
@@ -237,6 +247,10 @@ func (g *group) groupDocuments(iter types.DocumentsIterator) ([]groupedDocuments
 
 		if err != nil {
 			return nil, lazyerrors.Error(err)
+		}
+
+		if counted != nil {
+			doc = counted
 		}
 
 		switch groupKey := g.groupExpression.(type) {
@@ -385,6 +399,24 @@ func (m *groupMap) addOrAppend(groupKey any, docs ...*types.Document) {
 		groupID:   groupKey,
 		documents: docs,
 	})
+}
+
+// countsOnly reports whether the stage's result depends on the number of documents in each group only:
+// its group key is a constant (not an expression document, not a string that may be a field path) and
+// its accumulators only count.
+func (g *group) countsOnly() bool {
+	switch g.groupExpression.(type) {
+	case *types.Document, string:
+		return false
+	}
+
+	for _, gb := range g.groupBy {
+		if accumulators.ReadsDocuments(gb.accumulator) {
+			return false
+		}
+	}
+
+	return true
 }
 
 // processGroupStageError takes internal error related to operator evaluation and

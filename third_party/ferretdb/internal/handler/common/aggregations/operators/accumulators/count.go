@@ -69,6 +69,19 @@ func (c *count) Accumulate(iter types.DocumentsIterator) (any, error) {
 }
 
 // check interfaces
+// ReadsDocuments reports whether a's result depends on the documents it accumulates, not only on their
+// number. gridfsd (PATCHES.md item 12): $group keeps no document for accumulators that only count.
+func ReadsDocuments(a Accumulator) bool {
+	switch a := a.(type) {
+	case *count:
+		return false
+	case *sum:
+		return a.operator != nil || a.expression != nil
+	default:
+		return true
+	}
+}
+
 var (
 	_ Accumulator = (*count)(nil)
 )
