@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
 	"github.com/gridfsd/gridfsd/internal/storetest"
@@ -79,5 +81,68 @@ func TestReadBudgetBoundsReadahead(t *testing.T) {
 	readAll(rs[0], 128*chunkSize)
 	if n := batch(); n <= share {
 		t.Errorf("alone: batches of at most %d chunks", n)
+	}
+}
+
+// TestReaderFetchesWhileClientReads: a sequential Reader asks the store for
+// the next batch while its client still has half a batch to read, so that
+// the store works while the client reads; before, it asked only once the
+// client had taken all but the last chunk or two of the batch, and the
+// client then waited for the whole getMore.
+func TestReaderFetchesWhileClientReads(t *testing.T) {
+	const chunkSize, chunks, ahead = 1024, 64, 8 // read-ahead of 8 chunks: batches of 4
+	var read, requested atomic.Int64
+	var mu sync.Mutex
+	var unread []int64 // chunks fetched and not yet read when a getMore started
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName != "find" && e.CommandName != "getMore" {
+			return
+		}
+		if e.CommandName == "getMore" {
+			mu.Lock()
+			unread = append(unread, requested.Load()-read.Load())
+			mu.Unlock()
+		}
+		if n, ok := e.Command.Lookup("batchSize").AsInt64OK(); ok {
+			requested.Add(n)
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	written := mustChunks(t)
+	coll := client.Database(written.Database().Name()).Collection(written.Name())
+	data := bytes.Repeat([]byte("0123456789abcdef"), chunks*chunkSize/16)
+	f := mustWrite(t, written, "f", data, chunkSize)
+
+	r := mustReader(t, coll, f)
+	r.ShareReadahead(chunker.NewReadBudget(ahead * chunkSize))
+	buf := make([]byte, chunkSize)
+	var got []byte
+	for range chunks {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf...)
+		read.Add(1)
+		time.Sleep(2 * time.Millisecond) // a client slower than the store
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("read bytes differ from those written")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	early := 0
+	for _, n := range unread {
+		if n >= 3 {
+			early++
+		}
+	}
+	t.Logf("chunks left to read when each getMore started: %v", unread)
+	// after the read-ahead has grown, nearly every getMore is early
+	if len(unread) < 8 || early < len(unread)/2 {
+		t.Errorf("chunks left to read when each getMore started: %v; want most of them 3 or more", unread)
 	}
 }

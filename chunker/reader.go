@@ -18,6 +18,10 @@ import (
 // the client has read through the same cursor (see Read).
 const maxReadaheadBytes = 4 << 20
 
+// maxQueuedChunks bounds the queue of a stream in chunks, for files of tiny
+// chunks; the read-ahead is then smaller than maxReadaheadBytes.
+const maxQueuedChunks = 1024
+
 // File is what a Reader needs to know of a files document.
 type File struct {
 	ID        any
@@ -286,22 +290,33 @@ func (s *stream) allow(last int64) {
 		return
 	}
 	s.limit.Store(last) // only the reader raises it
-	select {
-	case s.raised <- struct{}{}:
-	default: // a wake-up is already pending
-	}
+	s.wake()
 }
 
-// wait blocks the goroutine until it may fetch chunk k.
-func (s *stream) wait(k int64) bool {
-	for s.limit.Load() < k {
+// wait blocks the goroutine until it may fetch chunk k and it is time to:
+// when the reader allows a batch of want chunks from k (last, the file's
+// last chunk, ends a shorter one), or when the reader has taken every chunk
+// sent, so that it waits for chunk k. Without the first condition the
+// goroutine would refill the queue a chunk at a time, one getMore each.
+func (s *stream) wait(k, want, last int64) bool {
+	for {
+		if l := s.limit.Load(); l >= min(k+want-1, last) || (l >= k && len(s.chunks) == 0) {
+			return true
+		}
 		select {
 		case <-s.raised:
 		case <-s.ctx.Done():
 			return false
 		}
 	}
-	return true
+}
+
+// wake tells the goroutine that the reader's state changed.
+func (s *stream) wake() {
+	select {
+	case s.raised <- struct{}{}:
+	default: // a wake-up is already pending
+	}
 }
 
 type streamed struct {
@@ -311,14 +326,26 @@ type streamed struct {
 
 // openStream starts a stream at chunk first whose first batch holds the
 // chunks first..last.
+//
+// The goroutine copies each batch out of the cursor into a queue that holds
+// up to the largest read-ahead, and fetches the next batch, of half that,
+// while the reader still has half of it to serve: so the store works while
+// the client reads, instead of waiting for the client to empty each batch.
+// The chunks fetched and not yet read never exceed the read-ahead the reader
+// allows (see Read), so a stream holds at most 1.5 times the read-ahead: the
+// queue and the cursor's batch.
 func (r *Reader) openStream(first, last int64) *stream {
 	ctx, cancel := context.WithCancel(r.ctx)
-	s := &stream{ctx: ctx, first: first, next: first, chunks: make(chan streamed, 1), cancel: cancel,
+	// The queue has room for the largest read-ahead a reader may get; the
+	// limit keeps it within the reader's share of a budget.
+	room := min(max(maxReadaheadBytes/r.file.ChunkSize, 1), maxQueuedChunks)
+	s := &stream{ctx: ctx, first: first, next: first, chunks: make(chan streamed, room), cancel: cancel,
 		done: make(chan struct{}), raised: make(chan struct{}, 1)}
 	s.limit.Store(last)
-	// batch is the size of the next batch: up to the limit, at most the
-	// largest read-ahead.
-	batch := func(k int64) int32 { return int32(min(s.limit.Load()-k+1, r.maxAhead())) }
+	half := func() int64 { return max(r.maxAhead()/2, 1) }
+	// batch is the size of the next batch: up to the limit, at most half
+	// the read-ahead.
+	batch := func(k int64) int32 { return int32(min(s.limit.Load()-k+1, half())) }
 	go func() {
 		defer close(s.done)
 		defer close(s.chunks)
@@ -332,7 +359,7 @@ func (r *Reader) openStream(first, last int64) *stream {
 			if k > first && cur.RemainingBatchLength() == 0 {
 				// The next Next issues a getMore: wait until the client
 				// may want chunk k, then fetch what it allows.
-				if !s.wait(k) {
+				if !s.wait(k, half(), r.chunkN-1) {
 					return
 				}
 				cur.SetBatchSize(batch(k))
@@ -369,6 +396,9 @@ func (s *stream) take() ([]byte, error) {
 	}
 	if c.err != nil {
 		return nil, c.err
+	}
+	if len(s.chunks) == 0 {
+		s.wake()
 	}
 	s.next++
 	return c.data, nil
