@@ -146,3 +146,58 @@ func TestReaderFetchesWhileClientReads(t *testing.T) {
 		t.Errorf("chunks left to read when each getMore started: %v; want most of them 3 or more", unread)
 	}
 }
+
+// TestExpectFetchesARangeAtOnce: a range over two chunks read in small
+// buffers, as http.ServeContent reads, costs a find and a getMore (which
+// also reads ahead past the range); told where the range ends (Expect), one
+// find of exactly its chunks.
+func TestExpectFetchesARangeAtOnce(t *testing.T) {
+	const chunkSize = 4096
+	var count atomic.Int64
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "find" || e.CommandName == "getMore" {
+			count.Add(1)
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	written := mustChunks(t)
+	coll := client.Database(written.Database().Name()).Collection(written.Name())
+	data := randomBytes(5, 10*chunkSize)
+	f := mustWrite(t, written, "f", data, chunkSize)
+
+	read := func(expect bool) (queries, fetched int64) {
+		t.Helper()
+		r := mustReader(t, coll, f)
+		off, end := int64(3*chunkSize+100), int64(5*chunkSize-100) // chunks 3 and 4
+		if expect {
+			r.Expect(off, end)
+		}
+		if _, err := r.Seek(off, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		count.Store(0)
+		got := make([]byte, end-off)
+		for n := 0; n < len(got); {
+			k, err := r.Read(got[n:min(n+1000, len(got))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k
+		}
+		if !bytes.Equal(got, data[off:end]) {
+			t.Fatal("range differs from the bytes written")
+		}
+		r.Close()
+		return count.Load(), r.Fetched()
+	}
+	if n, _ := read(false); n != 2 {
+		t.Errorf("without Expect: %d queries, want 2 (find, getMore)", n)
+	}
+	if n, fetched := read(true); n != 1 || fetched != 2*chunkSize {
+		t.Errorf("with Expect: %d queries fetched %d bytes, want 1 query of the range's 2 chunks", n, fetched)
+	}
+}

@@ -46,6 +46,10 @@ type Reader struct {
 	closed bool
 	budget *ReadBudget // shared with other Readers, or nil
 
+	// expectFrom and expectEnd are the bytes a client said it will read
+	// (see Expect).
+	expectFrom, expectEnd int64
+
 	// fetched counts the chunk bytes received from the store, by Read's
 	// read-ahead and by ReadAt, for metrics and tests of the read path's
 	// cost. Atomic: the read-ahead goroutine and ReadAt calls add to it.
@@ -98,7 +102,12 @@ func (r *Reader) Read(p []byte) (int, error) {
 	// range costs only its own chunks.
 	cs := int64(r.file.ChunkSize)
 	limit := (min(r.pos+int64(len(p)), r.file.Length) - 1) / cs
-	if s, k := r.stream, r.pos/cs; s != nil && (s.next == k || r.curN == k) {
+	switch s, k := r.stream, r.pos/cs; {
+	case r.pos >= r.expectFrom && r.pos < r.expectEnd:
+		// The client said where it stops: through there at once, and
+		// nothing past it.
+		limit = max(limit, min((min(r.expectEnd, r.file.Length)-1)/cs, k+r.maxAhead()-1))
+	case s != nil && (s.next == k || r.curN == k):
 		limit = min(limit+min(s.next-s.first, r.maxAhead()), r.chunkN-1)
 	}
 	n := 0
@@ -134,6 +143,15 @@ func (r *Reader) load(k, limit int64) error {
 	putBuffer(r.cur)
 	r.cur, r.curN = c, k
 	return nil
+}
+
+// Expect tells r that its client will read the bytes from off to end
+// (exclusive), as an HTTP range with both ends says: a Read in them fetches
+// through end in one batch, within the read-ahead, instead of only the
+// chunks its buffer covers, so a range over two chunks costs one query, not
+// a query and a getMore. Reads elsewhere are unaffected.
+func (r *Reader) Expect(off, end int64) {
+	r.expectFrom, r.expectEnd = off, end
 }
 
 // Seek sets the offset for the next Read. Seeking past the end is allowed;

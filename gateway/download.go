@@ -97,7 +97,9 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	// reads no chunk either.
 	typed := &typedReply{ResponseWriter: c.Response(), attachment: req.URL.Query().Get("download") == "1", filename: f.Filename, known: ct}
 	w := &jsonErrors{ResponseWriter: typed, c: c, size: f.Length}
-	prepareRange(req, f.Length)
+	if br, ok := prepareRange(req, f.Length); ok {
+		d.Expect(br.first, br.last+1)
+	}
 	http.ServeContent(w, req, f.Filename, f.UploadDate, content)
 
 	switch {
@@ -148,15 +150,19 @@ const maxRanges = 200
 //     part of nothing, and ServeContent would send "bytes 0--1/0".
 //
 // A malformed set is left for ServeContent to refuse.
-func prepareRange(req *http.Request, size int64) {
+//
+// It returns the range when there is one and the client said where it ends
+// ("a-b" or "-n", not "a-", which a player sends and abandons): the reads can
+// then fetch it whole at once.
+func prepareRange(req *http.Request, size int64) (byteRange, bool) {
 	r := req.Header.Get("Range")
 	if r == "" {
-		return
+		return byteRange{}, false
 	}
 	unit, spec, ok := strings.Cut(r, "=")
 	if size == 0 || !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
 		req.Header.Del("Range")
-		return
+		return byteRange{}, false
 	}
 	ranges, ok := parseRanges(spec, size)
 	switch {
@@ -173,11 +179,19 @@ func prepareRange(req *http.Request, size int64) {
 			parts[i] = fmt.Sprintf("%d-%d", br.first, br.last)
 		}
 		req.Header.Set("Range", "bytes="+strings.Join(parts, ","))
+		if len(ranges) == 1 && !ranges[0].open {
+			return ranges[0], true
+		}
 	}
+	return byteRange{}, false
 }
 
-// byteRange is the bytes first to last of a file, both included.
-type byteRange struct{ first, last int64 }
+// byteRange is the bytes first to last of a file, both included; open when
+// the client did not say where it ends ("a-").
+type byteRange struct {
+	first, last int64
+	open        bool
+}
 
 // parseRanges reads a byte-range set against a file of size bytes, keeping
 // the ranges that overlap it; ok is false for a malformed set. It stops
@@ -202,7 +216,7 @@ func parseRanges(spec string, size int64) (ranges []byteRange, ok bool) {
 			if n == 0 {
 				continue
 			}
-			br = byteRange{max(0, size-n), size - 1}
+			br = byteRange{first: max(0, size-n), last: size - 1}
 		} else {
 			start, ok := clampedInt(first)
 			if !ok {
@@ -217,7 +231,7 @@ func parseRanges(spec string, size int64) (ranges []byteRange, ok bool) {
 			if start >= size {
 				continue
 			}
-			br = byteRange{start, min(end, size-1)}
+			br = byteRange{first: start, last: min(end, size-1), open: last == ""}
 		}
 		ranges = append(ranges, br)
 		if len(ranges) > maxRanges {
@@ -248,6 +262,7 @@ func mergeRanges(ranges []byteRange) []byteRange {
 		last := &out[len(out)-1]
 		if br.first <= last.last+1 {
 			last.last = max(last.last, br.last)
+			last.open = last.open || br.open
 			continue
 		}
 		out = append(out, br)

@@ -314,6 +314,8 @@ func TestRangeReadCost(t *testing.T) {
 	e.put("/b/fs/cost?chunkSize=16", content, map[string]string{"Content-Type": "application/octet-stream"})
 	long := pattern(2000)
 	e.put("/b/fs/sniffed?chunkSize=512", long, nil)
+	wide := pattern(64 << 10)
+	e.put("/b/fs/wide?chunkSize=4096", wide, map[string]string{"Content-Type": "application/octet-stream"})
 	cases := []struct {
 		path string
 		rng  string
@@ -329,6 +331,10 @@ func TestRangeReadCost(t *testing.T) {
 		// download from the start then reuses.
 		{"/b/fs/sniffed", "", long, 2000},
 		{"/b/fs/sniffed", "bytes=1500-1502", long[1500:1503], 1024},
+		// A range longer than one read of ServeContent's (32 KiB), over
+		// chunks 0 to 9: exactly those, in one query, not a read-ahead
+		// past its end.
+		{"/b/fs/wide", "bytes=1000-40000", wide[1000:40001], 10 * 4096},
 	}
 	for _, c := range cases {
 		before := e.metric("gridfsd_store_read_bytes_total")
