@@ -8,6 +8,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -516,4 +517,23 @@ func TestStoredHeaderValuesCarryNoControlBytes(t *testing.T) {
 			"Content-Disposition": `attachment; filename="legacy__.txt"; filename*=UTF-8''legacy%01%7F.txt`,
 		}},
 	})
+}
+
+// TestClientGoneBeforeTheStoreAnswered: a request whose client went away
+// while the store worked on it (the benchmark's readers at the end of their
+// time) fails with the store's "context canceled"; that is not the store
+// being unavailable, and an operator must not be told so.
+func TestClientGoneBeforeTheStoreAnswered(t *testing.T) {
+	var logs syncLog
+	e := newEnv(t, gateway.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.put("/b/fs/f", "data", nil)
+	for _, path := range []string{"/b/fs/f", "/b/fs/missing", "/b/fs/?limit=5", "/buckets"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+		e.srv.Handler().ServeHTTP(httptest.NewRecorder(), req)
+	}
+	if strings.Contains(logs.String(), "store unavailable") || strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("requests whose client went away were logged as the store's failure:\n%s", logs.String())
+	}
 }

@@ -1,7 +1,13 @@
 package s3
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
@@ -30,6 +36,28 @@ func TestStoreUnavailableIsServiceUnavailable(t *testing.T) {
 	} {
 		if e, internal := toError(err); e.Code != ErrServiceUnavailable.Code || !internal {
 			t.Errorf("toError(%v) = %s (internal %v), want ServiceUnavailable", err, e.Code, internal)
+		}
+	}
+}
+
+// TestClientGoneIsNotTheStoresFailure: the store reports a request whose
+// client went away as cancelled ("context canceled"), which alone reads as
+// the store being unavailable; with the request's context cancelled it is
+// not logged as a failure. With the client still there it is.
+func TestClientGoneIsNotTheStoresFailure(t *testing.T) {
+	storeErr := fmt.Errorf("find file: %w", mongo.CommandError{Code: 1, Message: "context canceled"})
+	for _, gone := range []bool{true, false} {
+		var logs bytes.Buffer
+		s := &Server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+		ctx, cancel := context.WithCancel(context.Background())
+		if gone {
+			cancel()
+		}
+		req := &request{w: &responseWriter{ResponseWriter: httptest.NewRecorder()}, r: httptest.NewRequestWithContext(ctx, http.MethodGet, "/b/k", nil)}
+		s.writeError(req, storeErr)
+		cancel()
+		if logged := strings.Contains(logs.String(), "level=ERROR"); logged == gone {
+			t.Errorf("client gone %v: logged as a failure %v:\n%s", gone, logged, logs.String())
 		}
 	}
 }

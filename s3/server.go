@@ -257,6 +257,13 @@ func (s *Server) canRead(req *request, bucket string) bool {
 
 func (s *Server) writeError(req *request, err error) {
 	e, internal := toError(err)
+	if e.Status == http.StatusServiceUnavailable && errors.Is(req.r.Context().Err(), context.Canceled) {
+		// The client went away while the store worked on its request,
+		// which the store reports as cancelled: not the store's failure
+		// (the HTTP API does the same, gateway.writeError).
+		s.log.Debug("s3 request ended by the client", "request_id", req.id, "op", req.op, "error", err)
+		internal = false
+	}
 	if internal {
 		s.log.Error("s3 request failed", "request_id", req.id, "op", req.op, "bucket", req.bucket, "error", err)
 	}
