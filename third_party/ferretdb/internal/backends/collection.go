@@ -85,6 +85,10 @@ type QueryParams struct {
 	// FieldSort is the find command's sort when it is one ascending field (gridfsd patch, PATCHES.md
 	// "index pushdown"). The backend may apply it; it says so in QueryResult.Sorted.
 	FieldSort *types.Document
+
+	// Fields, when not nil, are the only top-level fields the caller reads (gridfsd patch, PATCHES.md item
+	// 14): the backend may leave the others out of the documents it returns, undecoded.
+	Fields []string
 }
 
 // QueryResult represents the results of Collection.Query method.

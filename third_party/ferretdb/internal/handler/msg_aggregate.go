@@ -313,6 +313,14 @@ func (h *Handler) MsgAggregate(connCtx context.Context, msg *wire.OpMsg) (*wire.
 			return nil, err
 		}
 
+		// gridfsd (PATCHES.md item 14): a $match and then a $group that only counts (the Go driver's
+		// CountDocuments) read nothing of the documents but the match's fields.
+		if len(stagesDocuments) == 2 && stages.CountsOnly(stagesDocuments[1]) {
+			if fields, ok := matchFields(aggregationStages[0]); ok {
+				qp.Fields = fields
+			}
+		}
+
 		var cList *backends.ListCollectionsResult
 
 		collectionParam := backends.ListCollectionsParams{Name: cName}
@@ -569,4 +577,31 @@ func processStagesStats(ctx context.Context, closer *iterator.MultiCloser, p *st
 	}
 
 	return iter, nil
+}
+
+// matchFields returns the top-level fields a $match stage reads, when it is one whose filter is made of
+// top-level fields only (no operator such as $or or $expr at its top, no dotted path). gridfsd patch
+// (PATCHES.md item 14).
+func matchFields(stage any) ([]string, bool) {
+	doc, ok := stage.(*types.Document)
+	if !ok || doc.Len() != 1 || !doc.Has("$match") {
+		return nil, false
+	}
+
+	filter, ok := must.NotFail(doc.Get("$match")).(*types.Document)
+	if !ok {
+		return nil, false
+	}
+
+	fields := make([]string, 0, filter.Len())
+
+	for _, k := range filter.Keys() {
+		if k == "" || strings.HasPrefix(k, "$") || strings.ContainsRune(k, '.') {
+			return nil, false
+		}
+
+		fields = append(fields, k)
+	}
+
+	return fields, true
 }

@@ -54,14 +54,14 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 	db := c.r.DatabaseGetExisting(ctx, c.dbName)
 	if db == nil {
 		return &backends.QueryResult{
-			Iter: newQueryIterator(ctx, nil, params.OnlyRecordIDs),
+			Iter: newQueryIterator(ctx, nil, params.OnlyRecordIDs, nil),
 		}, nil
 	}
 
 	meta := c.r.CollectionGet(ctx, c.dbName, c.name)
 	if meta == nil {
 		return &backends.QueryResult{
-			Iter: newQueryIterator(ctx, nil, params.OnlyRecordIDs),
+			Iter: newQueryIterator(ctx, nil, params.OnlyRecordIDs, nil),
 		}, nil
 	}
 
@@ -100,7 +100,7 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 	}
 
 	return &backends.QueryResult{
-		Iter:   newQueryIterator(ctx, rows, params.OnlyRecordIDs),
+		Iter:   newQueryIterator(ctx, rows, params.OnlyRecordIDs, params.Fields),
 		Sorted: sorted,
 	}, nil
 }

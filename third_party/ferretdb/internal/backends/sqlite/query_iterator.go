@@ -41,6 +41,7 @@ type queryIterator struct {
 	m             sync.Mutex
 	onlyRecordIDs bool
 	text          sql.RawBytes // protected by m; gridfsd patch (PATCHES.md, "fewer copies on reads")
+	fields        []string     // gridfsd patch (PATCHES.md item 14): decode only these, when not nil
 }
 
 // newQueryIterator returns a new queryIterator for the given *sql.Rows.
@@ -52,11 +53,12 @@ type queryIterator struct {
 //
 // Nil rows are possible and return already done iterator.
 // It still should be Close'd.
-func newQueryIterator(ctx context.Context, rows *fsql.Rows, onlyRecordIDs bool) types.DocumentsIterator {
+func newQueryIterator(ctx context.Context, rows *fsql.Rows, onlyRecordIDs bool, fields []string) types.DocumentsIterator {
 	iter := &queryIterator{
 		ctx:           ctx,
 		rows:          rows,
 		onlyRecordIDs: onlyRecordIDs,
+		fields:        fields,
 		token:         resource.NewToken(),
 	}
 	resource.Track(iter, iter.token)
@@ -125,7 +127,7 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	doc := must.NotFail(types.NewDocument())
 
 	if !iter.onlyRecordIDs {
-		if doc, err = sjson.Unmarshal(*b); err != nil {
+		if doc, err = sjson.UnmarshalFields(*b, iter.fields); err != nil {
 			iter.close()
 			return unused, nil, lazyerrors.Error(err)
 		}

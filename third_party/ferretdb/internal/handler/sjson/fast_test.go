@@ -185,3 +185,23 @@ func TestFastBase64(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarshalFields: only the fields asked for are decoded (PATCHES.md item 14); nil asks for all.
+func TestUnmarshalFields(t *testing.T) {
+	doc := must.NotFail(types.NewDocument("_id", types.NewObjectID(), "files_id", "f", "n", int32(3), "data", types.Binary{B: make([]byte, 1<<20)}))
+	b := must.NotFail(Marshal(doc))
+	got, err := UnmarshalFields(b, []string{"files_id", "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := got.Keys(); len(keys) != 2 || keys[0] != "files_id" || keys[1] != "n" || must.NotFail(got.Get("n")) != int32(3) {
+		t.Errorf("UnmarshalFields(files_id, n): %v", got)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { UnmarshalFields(b, []string{"n"}) }); allocs > 100 {
+		t.Errorf("%v allocations", allocs)
+	}
+	all, err := UnmarshalFields(b, nil)
+	if err != nil || all.Len() != 4 {
+		t.Errorf("UnmarshalFields(nil): %v, %v", all, err)
+	}
+}

@@ -68,6 +68,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/AlekSi/pointer"
@@ -175,6 +176,13 @@ func toSJSON(v any) sjsontype {
 // Unmarshal decodes the top-level document.
 // It decodes document's schema from the `$s` field and uses it to decode the data of the document.
 func Unmarshal(data []byte) (*types.Document, error) {
+	return UnmarshalFields(data, nil)
+}
+
+// UnmarshalFields is Unmarshal that decodes only the given top-level fields when fields is not nil, and
+// leaves the others out of the document (gridfsd patch, PATCHES.md item 14): a count of GridFS chunks by
+// files_id then skips decoding each chunk's data.
+func UnmarshalFields(data []byte, fields []string) (*types.Document, error) {
 	// gridfsd patch (PATCHES.md, "fast sjson reads")
 	v, ok := splitObject(data)
 	if !ok {
@@ -220,6 +228,10 @@ func Unmarshal(data []byte) (*types.Document, error) {
 
 		if !ok {
 			return nil, lazyerrors.Errorf("sjson.Unmarshal: missing key %q", key)
+		}
+
+		if fields != nil && !slices.Contains(fields, key) {
+			continue
 		}
 
 		v, err := unmarshalSingleValue(b, sch.Properties[key])

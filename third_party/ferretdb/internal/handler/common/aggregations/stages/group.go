@@ -401,6 +401,13 @@ func (m *groupMap) addOrAppend(groupKey any, docs ...*types.Document) {
 	})
 }
 
+// CountsOnly reports whether s is a $group stage whose result depends on the number of documents in each
+// group only (gridfsd patch, PATCHES.md item 14): the documents it reads need none of their fields.
+func CountsOnly(s aggregations.Stage) bool {
+	g, ok := s.(*group)
+	return ok && g.countsOnly()
+}
+
 // countsOnly reports whether the stage's result depends on the number of documents in each group only:
 // its group key is a constant (not an expression document, not a string that may be a field path) and
 // its accumulators only count.
