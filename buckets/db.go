@@ -89,14 +89,17 @@ const IndexCheckInterval = time.Minute
 const (
 	ConcurrentInserts = 8
 	UploadBufferBytes = 32 << 20
-	// DownloadBufferBytes is the read-ahead of all downloads through one
-	// DB (see chunker.ReadBudget).
+	// ConcurrentReads and DownloadBufferBytes are the chunk queries in
+	// flight and the read-ahead of all downloads through one DB (see
+	// chunker.ReadBudget): enough queries to keep a store busy, past which
+	// readers queue in order, and memory flat however many read.
+	ConcurrentReads     = 8
 	DownloadBufferBytes = 32 << 20
 )
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(ConcurrentReads, DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
 }
 
 // SetLogger sets where d reports what it passes over without failing (a

@@ -60,7 +60,7 @@ func TestReadBudgetBoundsReadahead(t *testing.T) {
 		return n
 	}
 
-	b := chunker.NewReadBudget(budget)
+	b := chunker.NewReadBudget(0, budget)
 	rs := make([]*chunker.Reader, readers)
 	for i := range rs {
 		rs[i] = mustReader(t, chunks, f)
@@ -118,7 +118,7 @@ func TestReaderFetchesWhileClientReads(t *testing.T) {
 	f := mustWrite(t, written, "f", data, chunkSize)
 
 	r := mustReader(t, coll, f)
-	r.ShareReadahead(chunker.NewReadBudget(ahead * chunkSize))
+	r.ShareReadahead(chunker.NewReadBudget(0, ahead*chunkSize))
 	buf := make([]byte, chunkSize)
 	var got []byte
 	for range chunks {
@@ -199,5 +199,75 @@ func TestExpectFetchesARangeAtOnce(t *testing.T) {
 	}
 	if n, fetched := read(true); n != 1 || fetched != 2*chunkSize {
 		t.Errorf("with Expect: %d queries fetched %d bytes, want 1 query of the range's 2 chunks", n, fetched)
+	}
+}
+
+// TestReadBudgetBoundsQueries: Readers that share a ReadBudget have at most
+// its number of chunk queries in flight, however many read at once; the
+// rest wait their turn (in order, which keeps their latencies even).
+func TestReadBudgetBoundsQueries(t *testing.T) {
+	const chunkSize, readers = 1024, 16
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	started := func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "find" || e.CommandName == "getMore" {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+		}
+	}
+	ended := func(name string) {
+		if name == "find" || name == "getMore" {
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}
+	}
+	monitor := &event.CommandMonitor{
+		Started:   started,
+		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) { ended(e.CommandName) },
+		Failed:    func(_ context.Context, e *event.CommandFailedEvent) { ended(e.CommandName) },
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	written := mustChunks(t)
+	coll := client.Database(written.Database().Name()).Collection(written.Name())
+	data := randomBytes(9, 64*chunkSize)
+	f := mustWrite(t, written, "f", data, chunkSize)
+
+	readAll := func(queries int) int {
+		b := chunker.NewReadBudget(queries, 64*chunkSize)
+		mu.Lock()
+		most = 0
+		mu.Unlock()
+		var wg sync.WaitGroup
+		for range readers {
+			r := mustReader(t, coll, f)
+			r.ShareReadahead(b)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer r.Close()
+				got, err := io.ReadAll(r)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Errorf("read %d bytes, %v", len(got), err)
+				}
+			}()
+		}
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return most
+	}
+	// Unbounded, the readers' queries overlap: the count above sees it.
+	if n := readAll(0); n <= 2 {
+		t.Errorf("unbounded: at most %d queries in flight; the test needs them to overlap", n)
+	}
+	if n := readAll(2); n > 2 {
+		t.Errorf("a budget of 2 queries: %d in flight", n)
 	}
 }

@@ -240,6 +240,11 @@ func (r *Reader) stopStream() {
 // find opens a cursor over chunks first..last, sorted by n, through the
 // unique {files_id, n} index.
 func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mongo.Cursor, error) {
+	done, err := r.budget.query(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	filter := bson.D{
 		{Key: "files_id", Value: r.file.ID},
 		{Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lte", Value: last}}},
@@ -258,6 +263,14 @@ func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mon
 // next reads chunk k from cur and checks its number and size. The returned
 // slice is a pooled copy owned by the caller.
 func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, error) {
+	if cur.RemainingBatchLength() == 0 {
+		// this Next sends a getMore
+		done, err := r.budget.query(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	if !cur.Next(ctx) {
 		if err := cur.Err(); err != nil {
 			return nil, fmt.Errorf("read chunk %d of %v: %w", k, r.file.ID, err)
