@@ -16,6 +16,21 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
+// monitoredFile writes data as file id in chunks of chunkSize and returns
+// the chunks collection seen through a client that reports its commands to
+// monitor, and the file.
+func monitoredFile(t *testing.T, monitor *event.CommandMonitor, id string, data []byte, chunkSize int) (*mongo.Collection, chunker.File) {
+	t.Helper()
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	written := mustChunks(t)
+	f := mustWrite(t, written, id, data, chunkSize)
+	return client.Database(written.Database().Name()).Collection(written.Name()), f
+}
+
 // TestReadBudgetBoundsReadahead: Readers that share a ReadBudget ask the
 // store for no more chunks ahead than their share of it (the batch a cursor
 // holds is the read-ahead's memory), so many concurrent downloads cannot
@@ -34,15 +49,8 @@ func TestReadBudgetBoundsReadahead(t *testing.T) {
 			mu.Unlock()
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Disconnect(context.Background()) })
-	written := mustChunks(t)
-	chunks := client.Database(written.Database().Name()).Collection(written.Name())
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256*1024/16)
-	f := mustWrite(t, written, "big", data, chunkSize)
+	chunks, f := monitoredFile(t, monitor, "big", data, chunkSize)
 	readAll := func(r *chunker.Reader, n int) {
 		t.Helper()
 		buf := make([]byte, chunkSize)
@@ -107,15 +115,8 @@ func TestReaderFetchesWhileClientReads(t *testing.T) {
 			requested.Add(n)
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Disconnect(context.Background()) })
-	written := mustChunks(t)
-	coll := client.Database(written.Database().Name()).Collection(written.Name())
 	data := bytes.Repeat([]byte("0123456789abcdef"), chunks*chunkSize/16)
-	f := mustWrite(t, written, "f", data, chunkSize)
+	coll, f := monitoredFile(t, monitor, "f", data, chunkSize)
 
 	r := mustReader(t, coll, f)
 	r.ShareReadahead(chunker.NewReadBudget(0, ahead*chunkSize))
@@ -159,15 +160,8 @@ func TestExpectFetchesARangeAtOnce(t *testing.T) {
 			count.Add(1)
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Disconnect(context.Background()) })
-	written := mustChunks(t)
-	coll := client.Database(written.Database().Name()).Collection(written.Name())
 	data := randomBytes(5, 10*chunkSize)
-	f := mustWrite(t, written, "f", data, chunkSize)
+	coll, f := monitoredFile(t, monitor, "f", data, chunkSize)
 
 	read := func(expect bool) (queries, fetched int64) {
 		t.Helper()
@@ -229,15 +223,8 @@ func TestReadBudgetBoundsQueries(t *testing.T) {
 		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) { ended(e.CommandName) },
 		Failed:    func(_ context.Context, e *event.CommandFailedEvent) { ended(e.CommandName) },
 	}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Disconnect(context.Background()) })
-	written := mustChunks(t)
-	coll := client.Database(written.Database().Name()).Collection(written.Name())
 	data := randomBytes(9, 64*chunkSize)
-	f := mustWrite(t, written, "f", data, chunkSize)
+	coll, f := monitoredFile(t, monitor, "f", data, chunkSize)
 
 	readAll := func(queries int) int {
 		b := chunker.NewReadBudget(queries, 64*chunkSize)
