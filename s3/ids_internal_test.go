@@ -1,15 +1,19 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -56,5 +60,68 @@ func TestRefusedDocumentIsInvalidArgument(t *testing.T) {
 	err := fmt.Errorf("insert: %w", mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 2, Message: `invalid key: "a.b"`}}})
 	if e, internal := toError(err); e.Code != ErrInvalidArgument.Code || internal {
 		t.Errorf("toError(%v) = %s (internal %v), want InvalidArgument", err, e.Code, internal)
+	}
+}
+
+// TestRangedGetReadsItsChunks: a GetObject of a range with an end, as S3
+// clients' ranged downloads send, reads exactly the chunks that hold it in
+// one query, where before the read-ahead fetched chunks past it; an open
+// range still reads ahead.
+func TestRangedGetReadsItsChunks(t *testing.T) {
+	ctx := context.Background()
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	b, err := db.Create(ctx, "media", buckets.Settings{ChunkSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 64<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	if _, err := b.Upload(ctx, "k", bytes.NewReader(data), buckets.UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(auth.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	s, err := New(Config{DB: db, Auth: a, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeBytes := func() float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() == "gridfsd_s3_store_read_bytes_total" {
+				return f.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		t.Fatal("no gridfsd_s3_store_read_bytes_total")
+		return 0
+	}
+	for _, c := range []struct {
+		rng        string
+		first, end int
+		fetched    float64 // at most
+	}{
+		{"bytes=1000-40000", 1000, 40001, 10 * 4096}, // chunks 0 to 9, past one 32 KiB read
+		{"bytes=-5000", len(data) - 5000, len(data), 2 * 4096},
+	} {
+		before := storeBytes()
+		req := httptest.NewRequest(http.MethodGet, "/media/k", nil)
+		req.Header.Set("Range", c.rng)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusPartialContent || !bytes.Equal(rec.Body.Bytes(), data[c.first:c.end]) {
+			t.Fatalf("%s: status %d, %d bytes", c.rng, rec.Code, rec.Body.Len())
+		}
+		if got := storeBytes() - before; got > c.fetched {
+			t.Errorf("%s: %v bytes from the store, want at most %v", c.rng, got, c.fetched)
+		}
 	}
 }

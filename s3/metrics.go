@@ -13,6 +13,9 @@ type metrics struct {
 	duration *prometheus.HistogramVec // seconds, by operation
 	bytesIn  prometheus.Counter
 	bytesOut prometheus.Counter
+	// storeBytes counts the chunk bytes GetObject received from the store:
+	// against bytesOut it shows what read-ahead costs.
+	storeBytes prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -34,9 +37,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "gridfsd_s3_sent_bytes_total",
 			Help: "Response body bytes the S3 API sent.",
 		}),
+		storeBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gridfsd_s3_store_read_bytes_total",
+			Help: "Chunk bytes GetObject received from the store.",
+		}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.duration, m.bytesIn, m.bytesOut} {
+		for _, c := range []prometheus.Collector{m.requests, m.duration, m.bytesIn, m.bytesOut, m.storeBytes} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

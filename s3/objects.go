@@ -293,9 +293,18 @@ func (s *Server) getObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	defer dl.Close()
+	defer func() {
+		dl.Close()
+		s.metrics.storeBytes.Add(float64(dl.Fetched()))
+	}()
 	if _, err := dl.Seek(start, io.SeekStart); err != nil {
 		return err
+	}
+	if partial && !strings.HasSuffix(strings.TrimSpace(r.Header.Get("Range")), "-") {
+		// The client said where the range ends ("a-b", "-n"; not "a-"), as
+		// the ranged downloads of S3 clients do: fetch it whole, nothing
+		// past it (see chunker.Reader.Expect).
+		dl.Expect(start, start+length)
 	}
 	req.w.WriteHeader(status)
 	if _, err := io.CopyN(req.w, dl, length); err != nil && ctx.Err() == nil {
