@@ -1,6 +1,7 @@
 package buckets
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gridfsd/gridfsd/chunker"
@@ -38,6 +39,15 @@ var (
 // InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk,
 // NotPrimaryOrSecondary. A later retry can succeed.
 var storeGoneCodes = []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 13435, 13436}
+
+// ClientGone reports whether err only reflects that ctx, the request's
+// context, was cancelled: the client went away, and the driver (the
+// cancellation itself) or the store (StoreUnavailable: the embedded store
+// answers "context canceled") reported it. Nobody is there to answer, and
+// it is not an outage.
+func ClientGone(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.Canceled) && (errors.Is(err, context.Canceled) || StoreUnavailable(err))
+}
 
 // StoreUnavailable reports whether err means the store could not serve the
 // operation for now, as opposed to refusing it: no server could be

@@ -16,6 +16,7 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -398,7 +399,7 @@ func TestAccessLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncLog
+	var logs proctest.Log
 	e := newEnv(t, gateway.Config{Auth: a, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	e.put("/b/media/x", "x", bearer(writerSecret))
 	e.do("GET", "/b/media/x", bearer(readerSecret), "")
@@ -414,24 +415,6 @@ func TestAccessLog(t *testing.T) {
 			t.Errorf("log holds a secret:\n%s", out)
 		}
 	}
-}
-
-// syncLog is a log written by handlers on other goroutines.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestBucketListScansOnlyVisibleBuckets: GET /buckets computes statistics

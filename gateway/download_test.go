@@ -17,6 +17,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -400,7 +401,7 @@ func (e *env) metric(name string) float64 {
 // A client that goes away mid-download (a player seeking elsewhere) is not
 // an error for the operator.
 func TestClientGoneIsNotLoggedAsError(t *testing.T) {
-	var logs syncLog
+	var logs proctest.Log
 	e := newEnv(t, gateway.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	e.put("/b/fs/big?chunkSize=1024", strings.Repeat("0123456789abcdef", 64<<10), nil)
 
@@ -524,7 +525,7 @@ func TestStoredHeaderValuesCarryNoControlBytes(t *testing.T) {
 // time) fails with the store's "context canceled"; that is not the store
 // being unavailable, and an operator must not be told so.
 func TestClientGoneBeforeTheStoreAnswered(t *testing.T) {
-	var logs syncLog
+	var logs proctest.Log
 	e := newEnv(t, gateway.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	e.put("/b/fs/f", "data", nil)
 	for _, path := range []string{"/b/fs/f", "/b/fs/missing", "/b/fs/?limit=5", "/buckets"} {

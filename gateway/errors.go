@@ -140,18 +140,16 @@ const statusClientClosed = 499
 // server errors are logged once, with the request id, and the client gets a
 // generic message naming that id.
 func writeError(c echo.Context, err error) {
-	status, code := classify(err)
-	if status == http.StatusServiceUnavailable && errors.Is(c.Request().Context().Err(), context.Canceled) {
-		// The client went away while the store worked on its request, and
-		// the store reports the cancellation ("context canceled"): not the
-		// store being unavailable, nobody to answer, nothing for the
-		// operator to act on. The access log shows nginx's 499.
+	if buckets.ClientGone(c.Request().Context(), err) {
+		// Nothing for the operator to act on; the access log shows nginx's
+		// 499.
 		requestLogger(c).Debug("request ended by the client", "error", err)
 		if !c.Response().Committed {
 			c.Response().WriteHeader(statusClientClosed)
 		}
 		return
 	}
+	status, code := classify(err)
 	msg := err.Error()
 	var he *echo.HTTPError
 	if errors.As(err, &he) {

@@ -17,6 +17,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -52,7 +53,7 @@ func TestStoreOutage(t *testing.T) {
 	}
 	defer client.Disconnect(context.Background())
 	db := buckets.NewDB(client.Database("outage"))
-	var logs syncLog // what stood behind a reply the test did not expect
+	var logs proctest.Log // what stood behind a reply the test did not expect
 	srv, err := gateway.New(gateway.Config{DB: db, ReadyTimeout: time.Second, SweepGrace: time.Nanosecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {

@@ -202,45 +202,53 @@ func readPreconditions(h http.Header, etag string, modified time.Time) error {
 	return nil
 }
 
+// objectRange is the part of an object a GetObject serves.
+type objectRange struct {
+	start, length int64
+	partial       bool // a range was asked for and is served (206)
+	open          bool // "bytes=a-": the client did not say where it ends
+}
+
 // parseRange reads a single byte range as S3 does: "bytes=a-b", "bytes=a-"
 // or "bytes=-n". Anything else (several ranges, bad syntax) is ignored
-// and the whole object served; ok is false then.
-func parseRange(spec string, size int64) (start, length int64, ok bool, err error) {
+// and the whole object served; partial is false then.
+func parseRange(spec string, size int64) (objectRange, error) {
+	whole := objectRange{length: size}
 	spec, found := strings.CutPrefix(strings.TrimSpace(spec), "bytes=")
 	if !found || strings.Contains(spec, ",") {
-		return 0, size, false, nil
+		return whole, nil
 	}
 	a, b, found := strings.Cut(spec, "-")
 	if !found {
-		return 0, size, false, nil
+		return whole, nil
 	}
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	if a == "" {
 		n, perr := strconv.ParseInt(b, 10, 64)
 		if perr != nil || n < 0 {
-			return 0, size, false, nil
+			return whole, nil
 		}
 		if n == 0 || size == 0 {
-			return 0, 0, false, ErrInvalidRange
+			return objectRange{}, ErrInvalidRange
 		}
 		n = min(n, size)
-		return size - n, n, true, nil
+		return objectRange{start: size - n, length: n, partial: true}, nil
 	}
 	first, perr := strconv.ParseInt(a, 10, 64)
 	if perr != nil || first < 0 {
-		return 0, size, false, nil
+		return whole, nil
 	}
 	last := size - 1
 	if b != "" {
 		if last, perr = strconv.ParseInt(b, 10, 64); perr != nil || last < first {
-			return 0, size, false, nil
+			return whole, nil
 		}
 		last = min(last, size-1)
 	}
 	if first >= size {
-		return 0, 0, false, ErrInvalidRange
+		return objectRange{}, ErrInvalidRange
 	}
-	return first, last - first + 1, true, nil
+	return objectRange{start: first, length: last - first + 1, partial: true, open: b == ""}, nil
 }
 
 // responseOverrides are the GetObject query parameters that set reply
@@ -274,15 +282,15 @@ func (s *Server) getObject(req *request) error {
 			h.Set(header, headerSafe(v))
 		}
 	}
-	start, length, partial, err := parseRange(r.Header.Get("Range"), f.Length)
+	rng, err := parseRange(r.Header.Get("Range"), f.Length)
 	if err != nil {
 		h.Set("Content-Range", fmt.Sprintf("bytes */%d", f.Length))
 		return err
 	}
-	h.Set("Content-Length", strconv.FormatInt(length, 10))
+	h.Set("Content-Length", strconv.FormatInt(rng.length, 10))
 	status := http.StatusOK
-	if partial {
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, f.Length))
+	if rng.partial {
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rng.start, rng.start+rng.length-1, f.Length))
 		status = http.StatusPartialContent
 	}
 	if r.Method == http.MethodHead {
@@ -297,17 +305,17 @@ func (s *Server) getObject(req *request) error {
 		dl.Close()
 		s.metrics.storeBytes.Add(float64(dl.Fetched()))
 	}()
-	if _, err := dl.Seek(start, io.SeekStart); err != nil {
+	if _, err := dl.Seek(rng.start, io.SeekStart); err != nil {
 		return err
 	}
-	if partial && !strings.HasSuffix(strings.TrimSpace(r.Header.Get("Range")), "-") {
-		// The client said where the range ends ("a-b", "-n"; not "a-"), as
-		// the ranged downloads of S3 clients do: fetch it whole, nothing
-		// past it (see chunker.Reader.Expect).
-		dl.Expect(start, start+length)
+	if rng.partial && !rng.open {
+		// The client said where the range ends, as the ranged downloads of
+		// S3 clients do: fetch it whole, nothing past it (see
+		// chunker.Reader.Expect).
+		dl.Expect(rng.start, rng.start+rng.length)
 	}
 	req.w.WriteHeader(status)
-	if _, err := io.CopyN(req.w, dl, length); err != nil && ctx.Err() == nil {
+	if _, err := io.CopyN(req.w, dl, rng.length); err != nil && ctx.Err() == nil {
 		s.log.Error("s3: send object", "request_id", req.id, "bucket", req.bucket, "error", err)
 	}
 	return nil

@@ -257,10 +257,7 @@ func (s *Server) canRead(req *request, bucket string) bool {
 
 func (s *Server) writeError(req *request, err error) {
 	e, internal := toError(err)
-	if e.Status == http.StatusServiceUnavailable && errors.Is(req.r.Context().Err(), context.Canceled) {
-		// The client went away while the store worked on its request,
-		// which the store reports as cancelled: not the store's failure
-		// (the HTTP API does the same, gateway.writeError).
+	if buckets.ClientGone(req.r.Context(), err) {
 		s.log.Debug("s3 request ended by the client", "request_id", req.id, "op", req.op, "error", err)
 		internal = false
 	}

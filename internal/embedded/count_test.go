@@ -28,7 +28,10 @@ func TestCountHoldsNoFile(t *testing.T) {
 	c := connect(t, s)
 	ctx := context.Background()
 	chunks := c.Database("test").Collection("fs.chunks")
-	if _, err := chunks.Indexes().CreateOne(ctx, mongoIndex("files_id", "n")); err != nil {
+	if _, err := chunks.Indexes().CreateOne(ctx, mongo.IndexModel{
+		Keys:    bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}},
+		Options: options.Index().SetUnique(true),
+	}); err != nil {
 		t.Fatal(err)
 	}
 	const n, size = 320, 255 << 10 // 80 MiB
@@ -146,12 +149,4 @@ func TestCountHoldsNoFile(t *testing.T) {
 	if len(res) != 1 || res[0].Sum != 45 || res[0].Count != 10 {
 		t.Errorf("$group with $sum of $n and $sum of 1 over chunks 0..9: %+v, want sum 45, count 10", res)
 	}
-}
-
-func mongoIndex(fields ...string) mongo.IndexModel {
-	keys := bson.D{}
-	for _, f := range fields {
-		keys = append(keys, bson.E{Key: f, Value: 1})
-	}
-	return mongo.IndexModel{Keys: keys, Options: options.Index().SetUnique(true)}
 }

@@ -137,21 +137,7 @@ func (g *gateway) stop() {
 }
 
 func (g *gateway) put(ctx context.Context, path string, body io.Reader, size int64) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, g.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.ContentLength = size
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("PUT %s: %s %s", path, resp.Status, msg)
-	}
-	return nil
+	return g.send(ctx, http.MethodPut, g.base+path, body, size, nil)
 }
 
 // get copies the body of GET path (with Range rng when set) to w.

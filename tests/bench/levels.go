@@ -132,24 +132,15 @@ func (b *bench) addLevel(group, what string, lat []time.Duration, errs int, elap
 
 // putChecked uploads body and checks the SHA-256 the gateway stored.
 func (g *gateway) putChecked(ctx context.Context, path string, body io.Reader, size int64, wantSum string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, g.base+path, body)
-	if err != nil {
+	var reply bytes.Buffer
+	if err := g.send(ctx, http.MethodPut, g.base+path, body, size, &reply); err != nil {
 		return err
-	}
-	req.ContentLength = size
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		return fmt.Errorf("PUT %s: %s", path, resp.Status)
 	}
 	var doc struct {
 		SHA256 string `json:"sha256"`
 		Length int64  `json:"length"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+	if err := json.Unmarshal(reply.Bytes(), &doc); err != nil {
 		return fmt.Errorf("PUT %s: reply: %w", path, err)
 	}
 	if doc.SHA256 != wantSum || doc.Length != size {

@@ -15,6 +15,7 @@
 package bsonproto
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -78,22 +79,14 @@ func EncodeBinary(b []byte, v Binary) {
 // If there is not enough bytes, DecodeBinary will return a wrapped [ErrDecodeShortInput].
 // If the input is otherwise invalid, a wrapped [ErrDecodeInvalidInput] is returned.
 func DecodeBinary(b []byte) (Binary, error) {
-	var res Binary
-
-	if len(b) < 5 {
-		return res, fmt.Errorf("DecodeBinary: expected at least 5 bytes, got %d: %w", len(b), ErrDecodeShortInput)
+	// gridfsd: the checks live in DecodeBinaryNocopy (PATCHES.md item 1); this copies its result.
+	res, err := DecodeBinaryNocopy(b)
+	if err != nil {
+		return res, err
 	}
 
-	i := int(binary.LittleEndian.Uint32(b))
-	if e := 5 + i; len(b) < e {
-		return res, fmt.Errorf("DecodeBinary: expected at least %d bytes, got %d: %w", e, len(b), ErrDecodeShortInput)
-	}
-
-	res.Subtype = BinarySubtype(b[4])
-
-	if i > 0 {
-		res.B = make([]byte, i)
-		copy(res.B, b[5:5+i])
+	if res.B != nil {
+		res.B = bytes.Clone(res.B)
 	}
 
 	return res, nil
