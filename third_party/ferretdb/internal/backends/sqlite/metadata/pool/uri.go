@@ -81,7 +81,7 @@ func parseURI(u string) (*url.URL, error) {
 
 // setDefaultValue sets default query parameters.
 func setDefaultValues(values url.Values) {
-	var autoVacuum, busyTimeout, journalMode bool
+	var autoVacuum, busyTimeout, journalMode, pageSize bool
 
 	for _, v := range values["_pragma"] {
 		if strings.HasPrefix(v, "auto_vacuum") {
@@ -95,6 +95,10 @@ func setDefaultValues(values url.Values) {
 		if strings.HasPrefix(v, "journal_mode") {
 			journalMode = true
 		}
+
+		if strings.HasPrefix(v, "page_size") {
+			pageSize = true
+		}
 	}
 
 	// keep it in sync with docs
@@ -105,8 +109,19 @@ func setDefaultValues(values url.Values) {
 		values.Add("_pragma", "busy_timeout(10000)")
 	}
 
-	if !journalMode {
-		values.Add("_pragma", "journal_mode(wal)")
+	// gridfsd: a new database gets 32 KiB pages. GridFS chunks are stored as 340 KiB rows, which
+	// with 4 KiB pages spread over 85 overflow pages, each one a WAL frame of its own (two writes)
+	// and a checkpoint write: 32 KiB pages write them in 11 (3.5% more space per row). A page size
+	// only takes effect before the switch to WAL writes the database's first page; the SQLite
+	// driver runs the _pragma list in lexicographic order (journal_mode before page_size) and
+	// its _journal_mode key after the list, so WAL is asked for with the key.
+	// An existing database keeps its page size.
+	if !pageSize {
+		values.Add("_pragma", "page_size(32768)")
+	}
+
+	if !journalMode && !values.Has("_journal_mode") {
+		values.Set("_journal_mode", "wal")
 	}
 
 	if !autoVacuum {
