@@ -17,6 +17,7 @@ package sqlite
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends/sqlite/metadata"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/sjson"
@@ -42,15 +43,20 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 			return "", nil, lazyerrors.Error(err)
 		}
 
+		// gridfsd patch (PATCHES.md item 16): the text is bound as a string (a []byte would be
+		// a BLOB, which SQLite's JSON functions read as JSONB) without copying it: b is new and
+		// nothing writes to it, and the driver copies the text when it binds it.
+		text := unsafe.String(unsafe.SliceData(b), len(b))
+
 		if capped {
 			rows[i] = "(?, ? || '')"
-			args = append(args, doc.RecordID(), string(b))
+			args = append(args, doc.RecordID(), text)
 
 			continue
 		}
 
 		rows[i] = "(? || '')"
-		args = append(args, string(b))
+		args = append(args, text)
 	}
 
 	columns := metadata.DefaultColumn
