@@ -80,6 +80,18 @@ func readManifest(t *testing.T, name string) []fixtureFile {
 	return files
 }
 
+// startStore starts a store on dir for the test. It closes after the test's
+// clients have disconnected (cleanups run last first), which it waits for.
+func startStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Start(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func connect(t *testing.T, s *Store) *mongo.Client {
 	t.Helper()
 	c, err := mongo.Connect(options.Client().ApplyURI(s.URI()).SetServerSelectionTimeout(10 * time.Second))
@@ -119,12 +131,7 @@ func checkFixtureFiles(t *testing.T, db *mongo.Database, files []fixtureFile) {
 // before the fork and reads back every file it holds.
 func TestReleaseDataDirOpens(t *testing.T) {
 	dir := copyFixture(t, "v1-release")
-	s, err := Start(Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	db := connect(t, s).Database("test")
+	db := connect(t, startStore(t, dir)).Database("test")
 	files := readManifest(t, "v1-release")
 	checkFixtureFiles(t, db, files)
 

@@ -58,12 +58,7 @@ func putAndGet(t *testing.T, db *mongo.Database, bucket string) {
 // write. Before the change the WAL switch ran first and fixed 4 KiB pages.
 func TestNewDatabaseHasLargePages(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Start(Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	putAndGet(t, connect(t, s).Database("pages"), "fs")
+	putAndGet(t, connect(t, startStore(t, dir)).Database("pages"), "fs")
 	size, wal := sqliteHeader(t, filepath.Join(dir, "pages.sqlite"))
 	if size != 32768 || !wal {
 		t.Errorf("new database: page size %d, WAL %v; want 32768, true", size, wal)
@@ -74,12 +69,7 @@ func TestNewDatabaseHasLargePages(t *testing.T) {
 // new files beside its old ones.
 func TestExistingDatabaseKeepsItsPages(t *testing.T) {
 	dir := copyFixture(t, "v1-release")
-	s, err := Start(Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	db := connect(t, s).Database("test")
+	db := connect(t, startStore(t, dir)).Database("test")
 	putAndGet(t, db, "pages")
 	checkFixtureFiles(t, db, readManifest(t, "v1-release"))
 	size, wal := sqliteHeader(t, filepath.Join(dir, "test.sqlite"))
@@ -117,12 +107,7 @@ func TestConvertedDatabaseReadsBack(t *testing.T) {
 		t.Fatalf("converted: page size %d, WAL %v; want 32768, true", size, wal)
 	}
 
-	s, err := Start(Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	mdb := connect(t, s).Database("test")
+	mdb := connect(t, startStore(t, dir)).Database("test")
 	checkFixtureFiles(t, mdb, readManifest(t, "v1-release"))
 	putAndGet(t, mdb, "pages")
 }
