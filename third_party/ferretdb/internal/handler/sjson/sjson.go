@@ -394,8 +394,8 @@ func Marshal(d *types.Document) ([]byte, error) {
 		buf = append(buf, key...)
 		buf = append(buf, `":`...)
 
-		if encoded[i] == nil {
-			buf = appendBinaryJSON(buf, values[i].(types.Binary).B)
+		if bin, ok := values[i].(types.Binary); ok && bin.B != nil {
+			buf = appendBinaryJSON(buf, bin.B)
 			continue
 		}
 

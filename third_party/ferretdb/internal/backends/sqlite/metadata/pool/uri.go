@@ -111,7 +111,7 @@ func setDefaultValues(values url.Values) {
 
 	// gridfsd: a new database gets 32 KiB pages. GridFS chunks are stored as 340 KiB rows, which
 	// with 4 KiB pages spread over 85 overflow pages, each one a WAL frame of its own (two writes)
-	// and a checkpoint write: 32 KiB pages write them in 11 (3.5% more space per row). A page size
+	// and a checkpoint write: 32 KiB pages write them in 11 (about 2% more space). A page size
 	// only takes effect before the switch to WAL writes the database's first page; the SQLite
 	// driver runs the _pragma list in lexicographic order (journal_mode before page_size) and
 	// its _journal_mode key after the list, so WAL is asked for with the key.
