@@ -148,12 +148,15 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 			i := min(batchSize, len(docs))
 			batch, docs = docs[:i], docs[i:]
 
-			q, args, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch)
+			q, args, release, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch)
 			if err != nil {
 				return lazyerrors.Error(err)
 			}
 
-			if _, err = tx.ExecContext(ctx, q, args...); err != nil {
+			_, err = tx.ExecContext(ctx, q, args...)
+			release()
+
+			if err != nil {
 				var se *sqlite3.Error
 				if errors.As(err, &se) && se.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
 					return backends.NewError(backends.ErrorCodeInsertDuplicateID, err)

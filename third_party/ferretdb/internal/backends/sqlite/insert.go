@@ -17,6 +17,7 @@ package sqlite
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends/sqlite/metadata"
@@ -24,6 +25,12 @@ import (
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
 )
+
+// textBuffers holds *[]byte buffers for prepareInsertStatement's documents; maxRecycledText bounds
+// the ones it keeps, so that a rare large document does not stay in memory.
+var textBuffers sync.Pool
+
+const maxRecycledText = 4 << 20
 
 // prepareInsertStatement returns a statement and arguments for inserting the given documents.
 //
@@ -33,19 +40,41 @@ import (
 // text. A bound parameter is not NUL-terminated, so every JSON function of every index key expression
 // that reads the new row (two per key field) copied the whole document to terminate it; the
 // concatenation makes one terminated copy that they all read.
-func prepareInsertStatement(tableName string, capped bool, docs []*types.Document) (string, []any, error) {
+//
+// gridfsd (PATCHES.md item 17): the documents are encoded into recycled buffers; the returned release
+// puts them back, and must be called once the statement has run, not before: the SQLite driver copies
+// each text when it binds it, so nothing refers to a buffer afterwards. A GridFS chunk's 340 KiB of
+// text was otherwise garbage after every insert.
+func prepareInsertStatement(tableName string, capped bool, docs []*types.Document) (string, []any, func(), error) {
 	var args []any
 	rows := make([]string, len(docs))
+	texts := make([]*[]byte, 0, len(docs))
+	release := func() {
+		for _, b := range texts {
+			if cap(*b) <= maxRecycledText {
+				*b = (*b)[:0]
+				textBuffers.Put(b)
+			}
+		}
+	}
 
 	for i, doc := range docs {
-		b, err := sjson.Marshal(doc)
-		if err != nil {
-			return "", nil, lazyerrors.Error(err)
+		buf, _ := textBuffers.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
 		}
 
+		b, err := sjson.AppendMarshal(*buf, doc)
+		if err != nil {
+			return "", nil, nil, lazyerrors.Error(err)
+		}
+
+		*buf = b
+		texts = append(texts, buf)
+
 		// gridfsd patch (PATCHES.md item 16): the text is bound as a string (a []byte would be
-		// a BLOB, which SQLite's JSON functions read as JSONB) without copying it: b is new and
-		// nothing writes to it, and the driver copies the text when it binds it.
+		// a BLOB, which SQLite's JSON functions read as JSONB) without copying it: nothing writes
+		// to b until release, and the driver copies the text when it binds it.
 		text := unsafe.String(unsafe.SliceData(b), len(b))
 
 		if capped {
@@ -69,5 +98,5 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 		tableName,
 		columns,
 		strings.Join(rows, ", "),
-	), args, nil
+	), args, release, nil
 }

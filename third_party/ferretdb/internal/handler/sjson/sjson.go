@@ -349,6 +349,12 @@ func unmarshalSingleValue(data json.RawMessage, sch *elem) (any, error) {
 // Marshal encodes given document fields and set its schema in the field $s.
 // Use it when you need to encode a document with schema, for example, when you want to store it in a database.
 func Marshal(d *types.Document) ([]byte, error) {
+	return AppendMarshal(nil, d)
+}
+
+// AppendMarshal is Marshal appending the document to dst (gridfsd, PATCHES.md item 17: the SQLite
+// backend encodes the documents it inserts into buffers it recycles).
+func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 	if d == nil {
 		panic("v is nil")
 	}
@@ -385,7 +391,7 @@ func Marshal(d *types.Document) ([]byte, error) {
 		size += len(b)
 	}
 
-	buf := make([]byte, 0, size)
+	buf := slices.Grow(dst, size)
 	buf = append(buf, `{"$s":`...)
 	buf = append(buf, schema...)
 
