@@ -28,7 +28,7 @@ import (
 
 // textBuffers holds *[]byte buffers for prepareInsertStatement's documents; maxRecycledText bounds
 // the ones it keeps, so that a rare large document does not stay in memory.
-var textBuffers sync.Pool
+var textBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxRecycledText = 4 << 20
 
@@ -59,10 +59,7 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 	}
 
 	for i, doc := range docs {
-		buf, _ := textBuffers.Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
+		buf := textBuffers.Get().(*[]byte)
 
 		b, err := sjson.AppendMarshal(*buf, doc)
 		if err != nil {

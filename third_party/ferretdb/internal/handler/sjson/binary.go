@@ -64,28 +64,32 @@ func (bin *binaryType) UnmarshalJSONWithSchema(data []byte, sch *elem) error {
 }
 
 // MarshalJSON implements sjsontype interface.
+//
+// gridfsd patch (PATCHES.md item 16): what encoding/json writes for a []byte (null, or the standard
+// base64 in quotes), encoded once into a buffer of its size. json.Marshal encoded it into a buffer of
+// its own, copied that into its encoder, scanned it, and copied it out: three allocations of a GridFS
+// chunk's 340 KiB for each one inserted.
 func (bin *binaryType) MarshalJSON() ([]byte, error) {
-	// gridfsd patch (PATCHES.md item 16): what encoding/json writes for a []byte (null, or
-	// the standard base64 in quotes), encoded once into its own buffer. json.Marshal
-	// encoded it into a buffer of its own, copied that into its encoder, scanned it, and
-	// copied it out: three allocations of a GridFS chunk's 340 KiB for each one inserted.
+	return bin.appendSJSON(make([]byte, 0, bin.sjsonLen())), nil
+}
+
+// sjsonLen implements appender.
+func (bin *binaryType) sjsonLen() int {
 	if bin.B == nil {
-		return []byte("null"), nil
+		return len("null")
 	}
 
-	return appendBinaryJSON(make([]byte, 0, binaryJSONLen(bin.B)), bin.B), nil
+	return base64.StdEncoding.EncodedLen(len(bin.B)) + len(`""`)
 }
 
-// binaryJSONLen is the length of appendBinaryJSON's text for b.
-func binaryJSONLen(b []byte) int {
-	return base64.StdEncoding.EncodedLen(len(b)) + len(`""`)
-}
+// appendSJSON implements appender.
+func (bin *binaryType) appendSJSON(dst []byte) []byte {
+	if bin.B == nil {
+		return append(dst, "null"...)
+	}
 
-// appendBinaryJSON appends the JSON string encoding/json writes for a non-nil []byte: its
-// standard base64 in quotes.
-func appendBinaryJSON(dst, b []byte) []byte {
 	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, b)
+	dst = base64.StdEncoding.AppendEncode(dst, bin.B)
 
 	return append(dst, '"')
 }
@@ -93,4 +97,5 @@ func appendBinaryJSON(dst, b []byte) []byte {
 // check interfaces
 var (
 	_ sjsontype = (*binaryType)(nil)
+	_ appender  = (*binaryType)(nil)
 )

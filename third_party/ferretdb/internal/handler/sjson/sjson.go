@@ -87,6 +87,14 @@ type sjsontype interface {
 	json.Marshaler
 }
 
+// appender is an sjsontype that knows the length of its text and appends it in place, so that
+// Marshal writes it straight into the document's buffer (gridfsd, PATCHES.md item 16: binary data,
+// a GridFS chunk's 340 KiB of base64).
+type appender interface {
+	sjsonLen() int
+	appendSJSON(dst []byte) []byte
+}
+
 // checkConsumed returns error if decoder or reader have buffered or unread data.
 func checkConsumed(dec *json.Decoder, r *bytes.Reader) error {
 	if dr := dec.Buffered().(*bytes.Reader); dr.Len() != 0 {
@@ -368,21 +376,25 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 	values := d.Values()
 
 	// gridfsd patch (PATCHES.md item 16): the document is written into a buffer of its final
-	// size, and top-level binary data (a GridFS chunk's) is base64-encoded straight into it.
-	// A bytes.Buffer grown through a chunk's 340 KiB of base64, after a copy of its own for
-	// the value, allocated about three times the text for every chunk inserted.
+	// size, values that can (binary data) appending their text straight into it. A bytes.Buffer
+	// grown through a chunk's 340 KiB of base64, after a copy of its own for the value, allocated
+	// about three times the text for every chunk inserted.
 	encoded := make([][]byte, len(values))
+	appenders := make([]appender, len(values))
 	size := len(`{"$s":`) + len(schema) + len(`}`)
 
 	for i, v := range values {
 		size += len(`,"":`) + len(keys[i])
+		sv := toSJSON(v)
 
-		if bin, ok := v.(types.Binary); ok && bin.B != nil {
-			size += binaryJSONLen(bin.B)
+		if a, ok := sv.(appender); ok {
+			appenders[i] = a
+			size += a.sjsonLen()
+
 			continue
 		}
 
-		b, err := toSJSON(v).MarshalJSON()
+		b, err := sv.MarshalJSON()
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -391,7 +403,12 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 		size += len(b)
 	}
 
-	buf := slices.Grow(dst, size)
+	buf := dst
+	if cap(buf)-len(buf) < size {
+		// Not slices.Grow: race builds allocate twice in it.
+		buf = append(make([]byte, 0, len(dst)+size), dst...)
+	}
+
 	buf = append(buf, `{"$s":`...)
 	buf = append(buf, schema...)
 
@@ -400,8 +417,8 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 		buf = append(buf, key...)
 		buf = append(buf, `":`...)
 
-		if bin, ok := values[i].(types.Binary); ok && bin.B != nil {
-			buf = appendBinaryJSON(buf, bin.B)
+		if a := appenders[i]; a != nil {
+			buf = a.appendSJSON(buf)
 			continue
 		}
 
