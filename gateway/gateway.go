@@ -84,6 +84,19 @@ type Config struct {
 	// older than SweepGrace from every bucket at that interval.
 	SweepInterval time.Duration
 	SweepGrace    time.Duration
+
+	// Mounts are other front doors served on the gateway's port under a
+	// path prefix (the resumable uploads, WebDAV). The gateway logs and
+	// counts their requests; each door checks access and applies limits
+	// itself, through auth and buckets, as the S3 port does.
+	Mounts []Mount
+}
+
+// Mount serves Handler for every path under Prefix, which begins and ends
+// with "/" (for example "/dav/"). The handler sees the full path.
+type Mount struct {
+	Prefix  string
+	Handler http.Handler
 }
 
 func (c *Config) validate() error {
@@ -122,6 +135,11 @@ func (c *Config) validate() error {
 	}
 	if c.SweepGrace == 0 {
 		c.SweepGrace = DefaultSweepGrace
+	}
+	for _, m := range c.Mounts {
+		if len(m.Prefix) < 2 || m.Prefix[0] != '/' || m.Prefix[len(m.Prefix)-1] != '/' || m.Handler == nil {
+			return fmt.Errorf("gateway: mount %q needs a prefix like /name/ and a handler", m.Prefix)
+		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("gateway: set both TLS certificate and key, or neither")

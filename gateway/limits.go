@@ -57,6 +57,13 @@ func streams(c echo.Context) bool {
 	return false
 }
 
+// bounded reports whether RequestTimeout applies to a request: not to
+// streams, nor to the mounted doors, which stream and bound their own
+// requests.
+func (s *Server) bounded(c echo.Context) bool {
+	return !streams(c) && !s.mounted(c.Path())
+}
+
 // limit applies max-concurrent-uploads and request-timeout.
 func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -70,7 +77,7 @@ func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 				return fmt.Errorf("%w: %d are running, the most this gateway allows; retry later", errBusy, cap(s.uploads))
 			}
 		}
-		if s.cfg.RequestTimeout <= 0 || streams(c) {
+		if s.cfg.RequestTimeout <= 0 || !s.bounded(c) {
 			return next(c)
 		}
 		ctx, cancel := context.WithTimeout(req.Context(), s.cfg.RequestTimeout)

@@ -51,7 +51,32 @@ func newRouter(s *Server, h *handler) *echo.Echo {
 	get("/id/:bucket/*", h.getByID)
 	e.PATCH("/id/:bucket/*", h.patchByID, budgetBody(semaphore.NewWeighted(patchBufferBytes), maxPatchBytes+1))
 	e.DELETE("/id/:bucket/*", h.deleteByID)
+
+	for _, m := range s.cfg.Mounts {
+		door := echo.WrapHandler(m.Handler)
+		e.Any(m.Prefix, door)
+		e.Any(m.Prefix+"*", door)
+		// WebDAV's methods are not among those echo.Any registers.
+		for _, method := range extensionMethods {
+			e.Add(method, m.Prefix, door)
+			e.Add(method, m.Prefix+"*", door)
+		}
+	}
 	return e
+}
+
+// extensionMethods are the request methods of WebDAV (RFC 4918) that mounted
+// doors may answer besides the standard ones.
+var extensionMethods = []string{"PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"}
+
+// mounted reports whether route belongs to a door in Config.Mounts.
+func (s *Server) mounted(route string) bool {
+	for _, m := range s.cfg.Mounts {
+		if route == m.Prefix || route == m.Prefix+"*" {
+			return true
+		}
+	}
+	return false
 }
 
 // refusePartialPut answers a PUT that carries Content-Range with 400 before
