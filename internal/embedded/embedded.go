@@ -54,6 +54,10 @@ func Start(cfg Config) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("embedded store: create data dir: %w", err)
 	}
+	format, stamped, err := readFormat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
 	listen := cfg.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
@@ -95,6 +99,14 @@ func Start(cfg Config) (*Store, error) {
 		c, err := net.DialTimeout("tcp", listen, time.Second)
 		if err == nil {
 			c.Close()
+			// Stamped once the store has opened (and upgraded) the
+			// files, so a failed upgrade keeps the older stamp.
+			if !stamped || format != FormatVersion {
+				if err := writeFormat(dir); err != nil {
+					s.Close()
+					return nil, fmt.Errorf("embedded store: %w", err)
+				}
+			}
 			return s, nil
 		}
 		if time.Now().After(deadline) {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -151,4 +153,105 @@ func TestReleaseDataDirOpens(t *testing.T) {
 		}
 		gridFSQueries(t, db, ff.bucket, doc.ID, doc.Filename)
 	}
+}
+
+// TestRelease613c51dOpens opens a data directory written by the release at
+// 613c51d (HTTP and S3 multipart uploads, a bucket with its own chunk size)
+// and reads back every file it holds; the directory is stamped with the
+// current format once open.
+func TestRelease613c51dOpens(t *testing.T) {
+	dir := copyFixture(t, "v2-613c51d")
+	db := connect(t, startStore(t, dir)).Database("test")
+	files := readManifest(t, "v2-613c51d")
+	checkFixtureFiles(t, db, files)
+	// gridfsd's own sha256 field was written by that release too (not for
+	// a multipart upload, whose parts are joined without reading them).
+	for _, ff := range files {
+		if ff.revision != -1 || strings.HasPrefix(ff.name, "s3/") {
+			continue
+		}
+		var doc struct {
+			SHA256 string `bson:"sha256"`
+		}
+		opts := options.FindOne().SetSort(bson.D{{Key: "uploadDate", Value: -1}})
+		if err := db.Collection(ff.bucket+".files").FindOne(context.Background(), bson.D{{Key: "filename", Value: ff.name}}, opts).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.SHA256 != ff.sha256 {
+			t.Errorf("%s/%s: files document sha256 %q, want %q", ff.bucket, ff.name, doc.SHA256, ff.sha256)
+		}
+	}
+	if n, stamped, err := readFormat(dir); err != nil || !stamped || n != FormatVersion {
+		t.Errorf("after opening: format %d, stamped %v, %v; want %d, stamped", n, stamped, err, FormatVersion)
+	}
+}
+
+// TestNewerFormatRefused: a data directory stamped by a newer gridfsd is
+// refused with a message that says so, and left untouched.
+func TestNewerFormatRefused(t *testing.T) {
+	dir := copyFixture(t, "v2-613c51d")
+	stamp := fmt.Sprintf("gridfsd-format %d\n", FormatVersion+1)
+	if err := os.WriteFile(filepath.Join(dir, FormatFile), []byte(stamp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fileSum(t, filepath.Join(dir, "test.sqlite"))
+	s, err := Start(Config{DataDir: dir})
+	if err == nil {
+		s.Close()
+		t.Fatal("a data directory of a newer format was opened")
+	}
+	if !errors.Is(err, ErrNewerFormat) {
+		t.Errorf("error %v is not ErrNewerFormat", err)
+	}
+	for _, want := range []string{"newer gridfsd", fmt.Sprintf("format %d", FormatVersion+1), "cannot read it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if after := fileSum(t, filepath.Join(dir, "test.sqlite")); after != before {
+		t.Error("test.sqlite changed")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, FormatFile)); string(got) != stamp {
+		t.Errorf("stamp became %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("data directory holds %d entries, want test.sqlite and the stamp", len(entries))
+	}
+}
+
+// TestFormatStamp: a new data directory is stamped; a stamp that is not one
+// is refused rather than overwritten.
+func TestFormatStamp(t *testing.T) {
+	dir := t.TempDir()
+	s := startStore(t, dir)
+	s.Close()
+	got, err := os.ReadFile(filepath.Join(dir, FormatFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("gridfsd-format %d\n", FormatVersion); string(got) != want {
+		t.Errorf("stamp %q, want %q", got, want)
+	}
+	for _, bad := range []string{"", "gridfsd-format x\n", "gridfsd-format 0\n", "something else\n"} {
+		if err := os.WriteFile(filepath.Join(dir, FormatFile), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := Start(Config{DataDir: dir}); err == nil {
+			s.Close()
+			t.Errorf("stamp %q: opened", bad)
+		} else if !strings.Contains(err.Error(), "damaged stamp") {
+			t.Errorf("stamp %q: %v", bad, err)
+		}
+	}
+}
+
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
