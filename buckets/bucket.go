@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -51,8 +52,29 @@ type Download struct {
 	File *File
 }
 
-// Stat returns the files document with _id id, or ErrFileNotFound.
+// Stat returns the files document with _id id, or ErrFileNotFound, also
+// when the file has expired (see expiry.go).
 func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
+	f, err := b.stat(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	hidden := b.expired(f, now)
+	if !hidden {
+		if hidden, err = b.hiddenRevision(ctx, f, now); err != nil {
+			return nil, err
+		}
+	}
+	if hidden {
+		return nil, fmt.Errorf("%w: id %v in bucket %s (expired)", ErrFileNotFound, id, b.name)
+	}
+	return f, nil
+}
+
+// stat is Stat of expired files too: an expired file's _id stays taken,
+// and its chunks its own, until the sweeper removes it.
+func (b *Bucket) stat(ctx context.Context, id any) (*File, error) {
 	if err := b.checkID(ctx, id); err != nil {
 		return nil, err
 	}
@@ -71,6 +93,10 @@ func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
 // -1 the newest, -2 the one before. It returns ErrFileNotFound when no file
 // has that name and ErrRevisionNotFound when the revision does not exist.
 func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*File, error) {
+	now := time.Now()
+	if rules := b.revisionRules(name); len(rules) > 0 {
+		return b.findRevision(ctx, name, revision, rules, now)
+	}
 	dir, skip := 1, int64(revision)
 	if revision < 0 {
 		dir, skip = -1, int64(-revision-1)
@@ -78,7 +104,8 @@ func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*Fi
 	opts := options.FindOne().
 		SetSort(bson.D{{Key: "uploadDate", Value: dir}, {Key: "_id", Value: dir}}).
 		SetSkip(skip)
-	raw, err := b.files.FindOne(ctx, bson.D{{Key: "filename", Value: name}}, opts).Raw()
+	byName := b.live(bson.D{{Key: "filename", Value: name}}, now)
+	raw, err := b.files.FindOne(ctx, byName, opts).Raw()
 	if errors.Is(err, mongo.ErrNoDocuments) && (revision == 0 || revision == -1) {
 		// No newest (or oldest) revision: no file of that name at the
 		// time of the query. Counting afterwards could see one just
@@ -86,7 +113,7 @@ func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*Fi
 		return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
 	}
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		n, cerr := b.files.CountDocuments(ctx, bson.D{{Key: "filename", Value: name}}, options.Count().SetLimit(1))
+		n, cerr := b.files.CountDocuments(ctx, byName, options.Count().SetLimit(1))
 		if cerr != nil {
 			return nil, fmt.Errorf("find file %q: %w", name, cerr)
 		}
@@ -213,7 +240,9 @@ func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 	if err := CheckFilename(name); err != nil {
 		return err
 	}
-	res, err := b.files.UpdateMany(ctx, bson.D{{Key: "filename", Value: old}},
+	// Expired revisions stay for the sweeper: renamed, a rule might no
+	// longer expire them.
+	res, err := b.files.UpdateMany(ctx, b.live(bson.D{{Key: "filename", Value: old}}, time.Now()),
 		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
 	if err != nil {
 		return fmt.Errorf("rename %q: %w", old, err)
@@ -278,6 +307,7 @@ func (b *Bucket) Drop(ctx context.Context) error {
 		return fmt.Errorf("drop settings of %s: %w", b.name, err)
 	}
 	b.db.setEnsured(b.name, false)
+	b.db.setEnsured(b.name+"\x00expiry", false)
 	b.db.cacheSettings(b.name, nil)
 	return nil
 }
@@ -288,12 +318,15 @@ type Stats struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Stats counts the bucket's files and their total length.
+// Stats counts the bucket's files that have not expired and their total
+// length.
 func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
+	now := time.Now()
+	live := b.live(bson.D{}, now)
 	// One accumulator per $group: upstream FerretDB v1 computes only the
 	// first of several (fixed in the embedded store, third_party/ferretdb
 	// PATCHES.md item 13), so the count is a query of its own.
-	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.D{
+	pipeline := mongo.Pipeline{{{Key: "$match", Value: live}}, {{Key: "$group", Value: bson.D{
 		{Key: "_id", Value: nil},
 		{Key: "bytes", Value: bson.D{{Key: "$sum", Value: "$length"}}},
 	}}}}
@@ -309,9 +342,15 @@ func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	if err := cur.Err(); err != nil {
 		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
 	}
-	if s.Files, err = b.files.CountDocuments(ctx, bson.D{}); err != nil {
+	if s.Files, err = b.files.CountDocuments(ctx, live); err != nil {
 		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
 	}
+	hidden, err := b.hiddenRevisionStats(ctx, now)
+	if err != nil {
+		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
+	}
+	s.Files -= hidden.Files
+	s.Bytes -= hidden.Bytes
 	return s, nil
 }
 
@@ -339,6 +378,9 @@ type UploadOptions struct {
 	// Replace removes the revision Conditions.IfMatch matched as part of
 	// the commit, so that the new revision takes its place.
 	Replace bool
+	// ExpireAt, when set, is when the file expires (ParseExpiry reads
+	// what clients send): stored as the top-level FieldExpireAt.
+	ExpireAt time.Time
 }
 
 // FieldS3ETag is the top-level files document field, gridfsd's own, that
@@ -359,6 +401,7 @@ type Upload struct {
 	extra      bson.D
 	w          *chunker.Writer
 	md5        hash.Hash // nil unless UploadOptions.MD5
+	expireAt   time.Time
 	max        int64
 	cond       Conditions
 	replace    bool
@@ -396,13 +439,25 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err := b.checkStored(ctx, opts.ID, md); err != nil {
 		return nil, err
 	}
+	var expireAt time.Time
+	if !opts.ExpireAt.IsZero() {
+		var err error
+		if expireAt, err = clampExpiry(opts.ExpireAt); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.ensureIndexes(ctx); err != nil {
 		return nil, err
+	}
+	if !expireAt.IsZero() {
+		if err := b.ensureExpiryIndexes(ctx); err != nil {
+			return nil, err
+		}
 	}
 	id := opts.ID
 	if id == nil {
 		id = bson.NewObjectID()
-	} else if _, err := b.Stat(ctx, id); err == nil {
+	} else if _, err := b.stat(ctx, id); err == nil {
 		// The chunk writer owns every chunk of its files_id and removes
 		// them all on failure, so it must never write under a taken id.
 		return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, id, b.name)
@@ -413,7 +468,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err != nil {
 		return nil, err
 	}
-	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions, replace: opts.Replace}
+	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions, replace: opts.Replace, expireAt: expireAt}
 	if opts.MD5 {
 		up.md5 = md5.New()
 	}

@@ -228,6 +228,9 @@ func (u *Upload) commit(ctx context.Context) (*File, error) {
 	if u.md5 != nil {
 		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", u.md5.Sum(nil))})
 	}
+	if !u.expireAt.IsZero() {
+		doc = append(doc, bson.E{Key: FieldExpireAt, Value: bson.NewDateTimeFromTime(u.expireAt)})
+	}
 	doc = append(doc, u.extra...)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
@@ -290,7 +293,7 @@ func (u *Upload) checkChunks(ctx context.Context) error {
 	}
 	// Chunks under the id that this upload did not write belong to a file
 	// that took the id meanwhile.
-	if _, err := u.b.Stat(ctx, u.id); err == nil {
+	if _, err := u.b.stat(ctx, u.id); err == nil {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, u.id, u.b.name)
 	}
 	return fmt.Errorf("%w: %d of %d chunks are stored", ErrChunksLost, n, want)
@@ -324,6 +327,22 @@ const maxCASAttempts = 16
 // other writes by id too. With an If-Match and no file it returns
 // ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bson.D, cond Conditions) (*File, error) {
+	return b.PatchFileIf(ctx, id, FilePatch{Filename: name, Metadata: metadata}, cond)
+}
+
+// FilePatch is a change of a file: each nil field stays as it is.
+type FilePatch struct {
+	Filename *string
+	// Metadata replaces the metadata; an empty document removes it.
+	Metadata *bson.D
+	// ExpireAt sets when the file expires; a zero time removes its expiry.
+	ExpireAt *time.Time
+}
+
+// PatchFileIf is PatchIf of every change a FilePatch holds, in one update.
+// It returns ErrInvalidExpiry for an expiry out of range, and as PatchIf.
+func (b *Bucket) PatchFileIf(ctx context.Context, id any, p FilePatch, cond Conditions) (*File, error) {
+	name, metadata := p.Filename, p.Metadata
 	if err := b.checkPatch(ctx, id, metadata); err != nil {
 		return nil, err
 	}
@@ -331,8 +350,20 @@ func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bs
 	if err != nil {
 		return nil, err
 	}
+	if p.ExpireAt != nil {
+		if update, err = expiryUpdate(update, *p.ExpireAt); err != nil {
+			return nil, err
+		}
+		if !p.ExpireAt.IsZero() {
+			if err := b.ensureExpiryIndexes(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !cond.Any() && len(update) > 0 {
-		res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
+		// Only a live file: clearing the expiry of one that has expired
+		// must not bring it back.
+		res, err := b.files.UpdateOne(ctx, b.live(bson.D{{Key: "_id", Value: id}}, time.Now()), update)
 		if err != nil {
 			return nil, fmt.Errorf("update file %v: %w", id, err)
 		}

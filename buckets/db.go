@@ -29,6 +29,9 @@ type Settings struct {
 	// MaxFileSize refuses larger uploads with ErrTooLarge; 0 means no limit
 	// beyond the gateway's own.
 	MaxFileSize int64 `bson:"maxFileSize,omitempty" json:"maxFileSize,omitempty"`
+	// Lifecycle are the bucket's lifecycle rules (see Rule). In Create,
+	// nil keeps the stored rules and an empty list removes them.
+	Lifecycle []Rule `bson:"lifecycle,omitempty" json:"lifecycle,omitempty"`
 }
 
 func (s Settings) check() error {
@@ -40,7 +43,7 @@ func (s Settings) check() error {
 	if s.MaxFileSize < 0 {
 		return fmt.Errorf("%w: maxFileSize %d is negative", ErrInvalidMetadata, s.MaxFileSize)
 	}
-	return nil
+	return CheckLifecycle(s.Lifecycle)
 }
 
 // DB is the set of buckets in one database. It is safe for concurrent use
@@ -56,6 +59,8 @@ type DB struct {
 	types storeTypes // the BSON types the store lacks
 
 	log *slog.Logger // nil: slog.Default()
+
+	day time.Duration // a lifecycle day; 0 is 24 h (SetLifecycleDay)
 
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
@@ -177,8 +182,9 @@ func (d *DB) readSettings(ctx context.Context, name string) (s Settings, found b
 }
 
 // Create creates bucket name with settings s, or updates the settings of an
-// existing one, and ensures its indexes. It returns ErrInvalidBucketName or
-// ErrInvalidChunkSize for bad input, having written nothing.
+// existing one, and ensures its indexes. It returns ErrInvalidBucketName,
+// ErrInvalidChunkSize or ErrInvalidLifecycle for bad input, having written
+// nothing. A nil s.Lifecycle keeps the rules stored.
 func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, error) {
 	if err := CheckBucketName(name); err != nil {
 		return nil, err
@@ -195,15 +201,52 @@ func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, erro
 		{Key: "maxFileSize", Value: s.MaxFileSize},
 		{Key: "updated", Value: time.Now()},
 	}
+	if s.Lifecycle != nil {
+		doc = append(doc, bson.E{Key: "lifecycle", Value: s.Lifecycle})
+	}
+	return d.saveSettings(ctx, b, doc)
+}
+
+// SetLifecycle replaces the lifecycle rules of bucket name (none removes
+// them), leaving its other settings as they are, and ensures the indexes
+// its sweeps use. It returns ErrInvalidBucketName or ErrInvalidLifecycle,
+// having written nothing.
+func (d *DB) SetLifecycle(ctx context.Context, name string, rules []Rule) (*Bucket, error) {
+	if err := CheckBucketName(name); err != nil {
+		return nil, err
+	}
+	if rules == nil {
+		rules = []Rule{}
+	}
+	if err := CheckLifecycle(rules); err != nil {
+		return nil, err
+	}
+	b, err := d.Bucket(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.createIndexes(ctx); err != nil {
+		return nil, err
+	}
+	return d.saveSettings(ctx, b, bson.D{{Key: "lifecycle", Value: rules}, {Key: "updated", Value: time.Now()}})
+}
+
+// saveSettings sets the fields of doc in b's settings and returns b with
+// the settings as stored.
+func (d *DB) saveSettings(ctx context.Context, b *Bucket, doc bson.D) (*Bucket, error) {
 	_, err := d.db.Collection(SettingsCollection).UpdateOne(ctx,
-		bson.D{{Key: "_id", Value: name}},
+		bson.D{{Key: "_id", Value: b.name}},
 		bson.D{{Key: "$set", Value: doc}},
 		optionsUpsert())
 	if err != nil {
-		return nil, fmt.Errorf("save settings of bucket %s: %w", name, err)
+		return nil, fmt.Errorf("save settings of bucket %s: %w", b.name, err)
 	}
-	d.cacheSettings(name, &s)
-	return b, nil
+	s, _, err := d.readSettings(ctx, b.name)
+	if err != nil {
+		return nil, err
+	}
+	d.cacheSettings(b.name, &s)
+	return d.bucket(b.name, s), nil
 }
 
 // Drop removes bucket name: its files, chunks and settings. Unless force is

@@ -19,6 +19,9 @@ type File struct {
 	Metadata   bson.Raw  // nil when the document has none
 	SHA256     string    // hex; empty for files gridfsd did not write
 	S3ETag     string    // FieldS3ETag; empty unless written through S3
+	// ExpireAt is when the file expires (FieldExpireAt); zero when it
+	// does not, by itself (a bucket's rules may expire it: Bucket.ExpiresAt).
+	ExpireAt time.Time
 
 	// Legacy fields that older drivers wrote at the top level.
 	ContentType string
@@ -68,6 +71,7 @@ func ParseFile(raw bson.Raw) (*File, error) {
 	}
 	f.SHA256, _ = raw.Lookup("sha256").StringValueOK()
 	f.S3ETag, _ = raw.Lookup(FieldS3ETag).StringValueOK()
+	f.ExpireAt = expireAtOf(raw)
 	f.ContentType, _ = raw.Lookup("contentType").StringValueOK()
 	f.MD5, _ = raw.Lookup("md5").StringValueOK()
 	if arr, ok := raw.Lookup("aliases").ArrayOK(); ok {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -90,6 +91,7 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	filter = b.live(filter, time.Now())
 	for _, e := range q.Metadata {
 		if err := b.db.checkStoreTypes(ctx, "metadata filter "+e.Key, e.Value, ErrInvalidQuery); err != nil {
 			return nil, err
@@ -138,6 +140,11 @@ func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int) (
 	}
 	if err := cur.Err(); err != nil {
 		return nil, 0, queryError(err)
+	}
+	// Revisions the bucket's rules hide leave holes in the page, as
+	// skipped documents do; the cursor still continues after its last.
+	if page.Files, err = b.dropHiddenRevisions(ctx, page.Files, time.Now()); err != nil {
+		return nil, 0, err
 	}
 	if page.Next != "" || read < want {
 		// The final read of this page: report what it skipped, once.

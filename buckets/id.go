@@ -147,6 +147,9 @@ func (f *File) MarshalJSON() ([]byte, error) {
 	if f.SHA256 != "" {
 		doc = append(doc, bson.E{Key: "sha256", Value: f.SHA256})
 	}
+	if !f.ExpireAt.IsZero() {
+		doc = append(doc, bson.E{Key: "expires", Value: f.ExpireAt.UTC().Format(time.RFC3339Nano)})
+	}
 	if f.MD5 != "" {
 		doc = append(doc, bson.E{Key: "md5", Value: f.MD5})
 	}

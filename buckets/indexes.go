@@ -13,7 +13,28 @@ import (
 var (
 	filesIndex  = bson.D{{Key: "filename", Value: int32(1)}, {Key: "uploadDate", Value: int32(1)}}
 	chunksIndex = bson.D{{Key: "files_id", Value: int32(1)}, {Key: "n", Value: int32(1)}}
+	// The sweeper's (sweep.go): files by expireAt, and by uploadDate for
+	// rules that expire every file after an age. Created once a bucket
+	// uses expiry, not by the GridFS specification's check.
+	expireAtIndex   = bson.D{{Key: FieldExpireAt, Value: int32(1)}}
+	uploadDateIndex = bson.D{{Key: "uploadDate", Value: int32(1)}}
 )
+
+// ensureExpiryIndexes creates the sweeper's indexes where missing, once
+// per process and IndexCheckInterval.
+func (b *Bucket) ensureExpiryIndexes(ctx context.Context) error {
+	key := b.name + "\x00expiry"
+	if b.db.ensured(key) {
+		return nil
+	}
+	for _, keys := range []bson.D{expireAtIndex, uploadDateIndex} {
+		if err := ensureIndex(ctx, b.files, keys, false); err != nil {
+			return fmt.Errorf("bucket %s: %w", b.name, err)
+		}
+	}
+	b.db.setEnsured(key, true)
+	return nil
+}
 
 // ensureIndexes does what the GridFS specification asks before the first
 // write: if the files collection is empty, create the two indexes unless an
@@ -45,6 +66,11 @@ func (b *Bucket) createIndexes(ctx context.Context) error {
 	}
 	if err := ensureIndex(ctx, b.chunks, chunksIndex, true); err != nil {
 		return fmt.Errorf("bucket %s: %w", b.name, err)
+	}
+	if len(b.settings.Lifecycle) > 0 {
+		if err := b.ensureExpiryIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	b.db.setEnsured(b.name, true)
 	return nil
