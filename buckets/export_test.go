@@ -2,3 +2,6 @@ package buckets
 
 // LeaseID exposes leaseID to the tests.
 var LeaseID = leaseID
+
+// SweepLeaseID exposes sweepLeaseID to the tests.
+var SweepLeaseID = sweepLeaseID

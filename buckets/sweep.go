@@ -1,0 +1,385 @@
+package buckets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// The expiry sweeper removes what has expired (expiry.go, lifecycle.go):
+// files whose expireAt has passed or that a rule expires, and unfinished
+// multipart uploads older than a rule's abortUnfinishedAfter. Every
+// gateway runs it; one at a time sweeps a bucket, the holder of the
+// bucket's sweep lease, a document in LeasesCollection that it renews
+// between batches. It works in batches, each file as DELETE removes one:
+// the files document first (only if the file is still expired, so a
+// PATCH that just extended it wins), then its chunks, so a reader never
+// sees a partial file: it has the whole file open, or none.
+//
+// A sweeper killed mid-batch leaves files documents removed and their
+// chunks not yet: before each batch it records the batch's _ids in its
+// lease (pending), and whoever takes the lease over next finishes them,
+// removing the chunks of those whose files document is gone. The queries
+// go through indexes on MongoDB and on the embedded store: files by
+// expireAt (a range of dates) and by uploadDate, each file by _id, its
+// chunks by files_id.
+
+// Defaults of a sweep.
+const (
+	DefaultSweepBatch    = 100
+	DefaultSweepLeaseTTL = 30 * time.Second
+)
+
+// SweepOptions tune SweepExpired; the zero value is the defaults.
+type SweepOptions struct {
+	// Batch is how many files a query finds and a lease renewal covers.
+	Batch int
+	// LeaseTTL is how long a sweeper that died holding a bucket's lease
+	// keeps the others out.
+	LeaseTTL time.Duration
+	// Now, when set, is the clock (tests).
+	Now func() time.Time
+}
+
+// SweepResult is what one sweep of a bucket did.
+type SweepResult struct {
+	Files int64 // files removed
+	Bytes int64 // their length
+	// Uploads are the unfinished multipart uploads aborted.
+	Uploads int
+	// Lag is how long after its expiry the longest-expired file removed
+	// had been still stored; zero when none was removed.
+	Lag time.Duration
+	// Busy is true when another sweeper held the bucket's lease: this
+	// sweep did nothing.
+	Busy bool
+}
+
+// sweepLease is a held lease on sweeping one bucket.
+type sweepLease struct {
+	coll   *mongo.Collection
+	id     string
+	holder bson.ObjectID
+	ttl    time.Duration
+}
+
+func sweepLeaseID(bucket string) string { return "sweep/" + bucket }
+
+// takeSweepLease takes the bucket's sweep lease if it is free or its
+// holder let it expire, and returns the _ids another holder left pending;
+// nil when another sweeper holds it.
+func (b *Bucket) takeSweepLease(ctx context.Context, ttl time.Duration, now time.Time) (*sweepLease, []bson.RawValue, error) {
+	l := &sweepLease{coll: b.leaseColl(), id: sweepLeaseID(b.name), holder: bson.NewObjectID(), ttl: ttl}
+	expires := bson.NewDateTimeFromTime(now.Add(ttl))
+	_, err := l.coll.InsertOne(ctx, bson.D{
+		{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}, {Key: "expires", Value: expires},
+		{Key: "bucket", Value: b.name}, {Key: "pending", Value: bson.A{}},
+	})
+	if err == nil {
+		return l, nil, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return nil, nil, fmt.Errorf("sweep lease of %s: %w", b.name, err)
+	}
+	var before bson.Raw
+	before, err = l.coll.FindOneAndUpdate(ctx,
+		bson.D{{Key: "_id", Value: l.id}, {Key: "expires", Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(now)}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: l.holder}, {Key: "expires", Value: expires}}}},
+	).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("sweep lease of %s: %w", b.name, err)
+	}
+	var pending []bson.RawValue
+	if arr, ok := before.Lookup("pending").ArrayOK(); ok {
+		pending, _ = arr.Values()
+	}
+	return l, pending, nil
+}
+
+// renew extends the lease and records the _ids of the batch about to be
+// removed; it fails when another sweeper took the lease over.
+func (l *sweepLease) renew(ctx context.Context, pending bson.A, now time.Time) error {
+	res, err := l.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "expires", Value: bson.NewDateTimeFromTime(now.Add(l.ttl))}, {Key: "pending", Value: pending}}}})
+	if err != nil {
+		return fmt.Errorf("renew sweep lease: %w", err)
+	}
+	if res.MatchedCount == 0 {
+		return errors.New("sweep lease taken over by another sweeper")
+	}
+	return nil
+}
+
+func (l *sweepLease) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), CommitTimeout)
+	defer cancel()
+	l.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.id}, {Key: "holder", Value: l.holder}})
+}
+
+// candidate is a file the sweeper found expired.
+type candidate struct {
+	id     any
+	length int64
+	at     time.Time // when it expired
+	filter bson.D    // matches it only while it is still expired
+}
+
+// SweepExpired removes, in batches, every file of b that has expired and
+// the multipart uploads its rules abort, unless another sweeper holds the
+// bucket's lease (SweepResult.Busy). A failure stops the sweep; what it
+// removed so far stays removed and the next sweep continues.
+func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResult, error) {
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultSweepBatch
+	}
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = DefaultSweepLeaseTTL
+	}
+	clock := opts.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	var res SweepResult
+	if err := b.ensureExpiryIndexes(ctx); err != nil {
+		return res, err
+	}
+	l, pending, err := b.takeSweepLease(ctx, opts.LeaseTTL, clock())
+	if err != nil || l == nil {
+		res.Busy = l == nil && err == nil
+		return res, err
+	}
+	defer l.release()
+	if err := b.finishPending(ctx, pending); err != nil {
+		return res, err
+	}
+	for {
+		now := clock()
+		batch, err := b.expiredBatch(ctx, now, opts.Batch)
+		if err != nil {
+			return res, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		ids := make(bson.A, len(batch))
+		for i, c := range batch {
+			ids[i] = c.id
+		}
+		if err := l.renew(ctx, ids, now); err != nil {
+			return res, err
+		}
+		removed := 0
+		for _, c := range batch {
+			gone, err := b.removeExpired(ctx, c)
+			if err != nil {
+				return res, err
+			}
+			if gone {
+				removed++
+				res.Files++
+				res.Bytes += c.length
+				res.Lag = max(res.Lag, now.Sub(c.at))
+			}
+		}
+		if err := l.renew(ctx, bson.A{}, clock()); err != nil {
+			return res, err
+		}
+		if removed == 0 {
+			// Every file found un-expired meanwhile (or is a revision
+			// whose rule changed): the next query finds the same.
+			break
+		}
+	}
+	n, err := b.abortUnfinished(ctx, clock())
+	res.Uploads = n
+	return res, err
+}
+
+// removeExpired removes c's files document if it is still expired, then
+// its chunks, and reports whether it removed it.
+func (b *Bucket) removeExpired(ctx context.Context, c candidate) (bool, error) {
+	r, err := b.files.DeleteOne(ctx, c.filter)
+	if err != nil {
+		return false, fmt.Errorf("sweep %v: %w", c.id, err)
+	}
+	if r.DeletedCount == 0 {
+		return false, nil
+	}
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: c.id}}); err != nil {
+		return true, fmt.Errorf("sweep chunks of %v: %w", c.id, err)
+	}
+	return true, nil
+}
+
+// finishPending removes the chunks of the files a killed sweeper removed
+// without their chunks: those of pending whose files document is gone.
+func (b *Bucket) finishPending(ctx context.Context, pending []bson.RawValue) error {
+	for _, v := range pending {
+		var id any
+		if err := v.Unmarshal(&id); err != nil {
+			continue
+		}
+		_, err := b.files.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, findOneID()).Raw()
+		if err == nil {
+			continue // not removed yet: found again as expired
+		}
+		if !errors.Is(err, mongo.ErrNoDocuments) {
+			return fmt.Errorf("sweep: finish %v: %w", id, err)
+		}
+		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
+			return fmt.Errorf("sweep: finish chunks of %v: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// sweepFields are what the sweeper reads of a files document.
+var sweepFields = bson.D{{Key: "_id", Value: 1}, {Key: "length", Value: 1}, {Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: FieldExpireAt, Value: 1}}
+
+// expiredBatch finds up to n expired files: by their own expireAt first,
+// then by each rule. Each query is a range of an index: the dates are
+// bounded below by minExpireAt, which no date gridfsd writes precedes.
+func (b *Bucket) expiredBatch(ctx context.Context, now time.Time, n int) ([]candidate, error) {
+	var out []candidate
+	from := bson.NewDateTimeFromTime(minExpireAt)
+	find := func(filter bson.D, still func(raw bson.Raw) (bson.D, time.Time)) error {
+		cur, err := b.files.Find(ctx, filter, options.Find().SetProjection(sweepFields).SetLimit(int64(n-len(out))))
+		if err != nil {
+			return fmt.Errorf("sweep: find expired files: %w", err)
+		}
+		return eachRaw(ctx, cur, func(raw bson.Raw) error {
+			var id any
+			if err := raw.Lookup("_id").Unmarshal(&id); err != nil {
+				return nil
+			}
+			length, _ := raw.Lookup("length").AsInt64OK()
+			filter, at := still(raw)
+			out = append(out, candidate{id: id, length: length, at: at, filter: append(bson.D{{Key: "_id", Value: id}}, filter...)})
+			return nil
+		})
+	}
+	err := find(bson.D{{Key: FieldExpireAt, Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lte", Value: bson.NewDateTimeFromTime(now)}}}},
+		func(raw bson.Raw) (bson.D, time.Time) {
+			return expiredNow(now), expireAtOf(raw)
+		})
+	if err != nil || len(out) >= n {
+		return out, err
+	}
+	for _, r := range b.settings.Lifecycle {
+		if r.Disabled || len(out) >= n {
+			continue
+		}
+		var filter bson.D
+		var at func(raw bson.Raw) time.Time
+		switch {
+		case r.ExpireAfter > 0:
+			age := b.scaled(r.ExpireAfter)
+			filter = append(prefixFilter(r.Prefix), bson.E{Key: "uploadDate", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: bson.NewDateTimeFromTime(now.Add(-age))}}})
+			at = func(raw bson.Raw) time.Time {
+				dt, _ := raw.Lookup("uploadDate").DateTimeOK()
+				return time.UnixMilli(dt).Add(age)
+			}
+		case r.ExpireDate != nil && !r.ExpireDate.After(now):
+			filter = prefixFilter(r.Prefix)
+			if filter == nil {
+				filter = bson.D{}
+			}
+			date := *r.ExpireDate
+			at = func(bson.Raw) time.Time { return date }
+		default:
+			continue
+		}
+		if err := find(filter, func(raw bson.Raw) (bson.D, time.Time) { return filter, at(raw) }); err != nil {
+			return out, err
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	return b.hiddenRevisionBatch(ctx, now, n)
+}
+
+// hiddenRevisionBatch finds up to n revisions that revision rules hide.
+func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) ([]candidate, error) {
+	var out []candidate
+	stop := errors.New("full")
+	for _, r := range b.settings.Lifecycle {
+		if r.Disabled || !r.revisions() {
+			continue
+		}
+		err := b.eachRevisionGroup(ctx, r.Prefix, now, func(name string, docs []bson.Raw) error {
+			st := stamps(docs)
+			for i := range b.hiddenRevisions(b.revisionRules(name), st, now) {
+				var id any
+				if err := st[i].id.Unmarshal(&id); err != nil {
+					continue
+				}
+				length, _ := docs[i].Lookup("length").AsInt64OK()
+				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, filter: bson.D{{Key: "_id", Value: id}}})
+				if len(out) >= n {
+					return stop
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, stop) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// abortUnfinished aborts the multipart uploads of names under a rule with
+// abortUnfinishedAfter that started longer ago than that.
+func (b *Bucket) abortUnfinished(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	for _, r := range b.settings.Lifecycle {
+		if r.Disabled || r.AbortUnfinishedAfter <= 0 {
+			continue
+		}
+		filter := bson.D{{Key: "bucket", Value: b.name}, {Key: "initiated", Value: bson.D{{Key: "$lt", Value: now.Add(-b.scaled(r.AbortUnfinishedAfter))}}}}
+		filter = append(filter, prefixFilter(r.Prefix)...)
+		cur, err := b.uploads().Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			return n, fmt.Errorf("sweep multipart uploads: %w", err)
+		}
+		var ids []string
+		if err := eachRaw(ctx, cur, func(raw bson.Raw) error {
+			if s, ok := raw.Lookup("_id").StringValueOK(); ok {
+				ids = append(ids, s)
+			}
+			return nil
+		}); err != nil {
+			return n, fmt.Errorf("sweep multipart uploads: %w", err)
+		}
+		for _, id := range ids {
+			if err := b.removeMultipart(ctx, id, nil); err != nil && !errors.Is(err, ErrUploadNotFound) {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ExpiredPresent counts the files of b that have expired (by expireAt or
+// an age or date rule) but are still stored: what other GridFS tools still
+// see until the sweeper runs. fsck reports it.
+func (b *Bucket) ExpiredPresent(ctx context.Context) (int64, error) {
+	n, err := b.files.CountDocuments(ctx, bson.D{{Key: "$or", Value: b.expiredClauses(time.Now())}})
+	if err != nil {
+		return 0, fmt.Errorf("count expired files of %s: %w", b.name, err)
+	}
+	return n, nil
+}
