@@ -84,3 +84,97 @@ func TestGridFSQueriesUseIndexes(t *testing.T) {
 		t.Fatalf("download differs: %d bytes, want %d", got.Len(), len(data))
 	}
 }
+
+// TestDateRangesUseIndexes checks the expiry sweeper's queries (fork item
+// "date ranges"): a range of dates bounded on both sides searches the index
+// of the field, and returns what a store that scans returns, whatever
+// else the field holds (dates outside the 13-digit range, numbers,
+// strings, timestamps, documents); an array in the field, which MongoDB
+// matches by its elements, makes the query scan.
+func TestDateRangesUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db := connect(t, s).Database("test")
+	coll := db.Collection("fs.files")
+	for _, keys := range []bson.D{{{Key: "expireAt", Value: 1}}, {{Key: "uploadDate", Value: 1}}} {
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(ms int64) bson.DateTime { return bson.DateTime(ms) }
+	values := []any{
+		at(1_700_000_000_000), at(1_700_000_000_001), at(1_800_000_000_000), at(999_999_999_999), at(5_000_000_000),
+		at(-1_000), at(0), at(9_999_999_999_999), at(1_000_000_000_000), at(12_345_678_901_234),
+		int64(1_700_000_000_000), 1.7e12, "1700000000000", bson.Timestamp{T: 1_700_000_000}, bson.D{{Key: "a", Value: 1}}, nil, true,
+	}
+	for i, v := range values {
+		doc := bson.D{{Key: "_id", Value: i}, {Key: "expireAt", Value: v}, {Key: "uploadDate", Value: v}}
+		if _, err := coll.InsertOne(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	ranges := []bson.D{
+		{{Key: "$gte", Value: at(1_000_000_000_000)}, {Key: "$lte", Value: at(1_700_000_000_000)}},
+		{{Key: "$gt", Value: at(1_000_000_000_000)}, {Key: "$lt", Value: at(9_999_999_999_999)}},
+		{{Key: "$gte", Value: at(1_700_000_000_001)}, {Key: "$lt", Value: at(1_800_000_000_001)}},
+	}
+	want := [][]int{{8, 0}, {0, 1, 2}, {1, 2}}
+	for i, r := range ranges {
+		for _, field := range []string{"expireAt", "uploadDate"} {
+			filter := bson.D{{Key: field, Value: r}}
+			wantIndexPlan(t, db, "fs.files", filter, nil, field+"_1")
+			cur, err := coll.Find(ctx, filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []struct {
+				ID int `bson:"_id"`
+			}
+			if err := cur.All(ctx, &got); err != nil {
+				t.Fatal(err)
+			}
+			ids := map[int]bool{}
+			for _, g := range got {
+				ids[g.ID] = true
+			}
+			if len(ids) != len(want[i]) {
+				t.Errorf("%s %v: got %v, want %v", field, r, got, want[i])
+			}
+			for _, w := range want[i] {
+				if !ids[w] {
+					t.Errorf("%s %v: got %v, want %v", field, r, got, want[i])
+				}
+			}
+		}
+	}
+	// One-sided, or with a bound outside the range: no pushdown, still
+	// right.
+	for _, r := range []bson.D{
+		{{Key: "$lte", Value: at(1_700_000_000_000)}},
+		{{Key: "$gte", Value: at(0)}, {Key: "$lte", Value: at(1_700_000_000_000)}},
+	} {
+		n, err := coll.CountDocuments(ctx, bson.D{{Key: "expireAt", Value: r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(map[bool]int{true: 6, false: 5}[len(r) == 1]); n != want {
+			t.Errorf("expireAt %v: %d documents, want %d", r, n, want)
+		}
+	}
+	// An array of dates matches by its elements: the guard sees it and
+	// the query reads the collection.
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "arr"}, {Key: "expireAt", Value: bson.A{at(1_500_000_000_000)}}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "expireAt", Value: ranges[0][0:2]}})
+	if err != nil || n != 3 {
+		t.Errorf("with an array: %d documents, %v; want 3", n, err)
+	}
+}

@@ -20,7 +20,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/backends/sqlite/metadata"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/handler/sjson"
@@ -130,10 +132,15 @@ func filterConditions(filter *types.Document) map[string]*condition {
 }
 
 // rangeCondition returns the condition of an operator document made only of $gt, $gte, $lt and $lte
-// with numbers (which, in MongoDB, match only numbers and arrays holding one), or nil.
+// with numbers (which, in MongoDB, match only numbers and arrays holding one), or with dates bounded on
+// both sides (dateRange), or nil.
 func rangeCondition(op *types.Document) *condition {
 	if op.Len() == 0 {
 		return nil
+	}
+
+	if c := dateRange(op); c != nil {
+		return c
 	}
 
 	var c condition
@@ -330,4 +337,60 @@ func idsWhere(ids []any) (string, []any, bool) {
 	}
 
 	return fmt.Sprintf("%s IN (%s)", metadata.KeyExpr("_id"), strings.Join(placeholders, ", ")), args, true
+}
+
+// Dates bounding a range dateRange pushes down: those whose milliseconds since the epoch have 13 digits,
+// 2001-09-09T01:46:40Z to 2286-11-20T17:46:39.999Z.
+const (
+	minKeyDate = 1_000_000_000_000
+	maxKeyDate = 9_999_999_999_999
+)
+
+// dateRange returns the condition of an operator document of $gt/$gte and $lt/$lte bounds that are all
+// dates between minKeyDate and maxKeyDate, with at least one bound on each side, or nil.
+//
+// gridfsd patch (PATCHES.md, "date ranges"): an index key of a date is the JSON text of its
+// milliseconds (metadata.KeyExpr), which SQLite compares as text. Between two 13-digit bounds that text
+// order is the numeric order of every 13-digit key, and every date the range matches has 13 digits, so
+// the index returns each match; it may return more (a timestamp, a 12-digit date whose text sorts
+// between the bounds), which the handler filters out as it filters everything. Numbers are keyed as SQL
+// numbers, which sort before all text, and never fall in the range: MongoDB's date bounds do not match
+// them either.
+func dateRange(op *types.Document) *condition {
+	var c condition
+
+	var lower bool
+
+	for _, k := range op.Keys() {
+		sqlOp, ok := rangeOperators[k]
+		if !ok {
+			return nil
+		}
+
+		v, _ := op.Get(k)
+
+		t, ok := v.(time.Time)
+		if !ok {
+			return nil
+		}
+
+		ms := t.UnixMilli()
+		if ms < minKeyDate || ms > maxKeyDate {
+			return nil
+		}
+
+		c.bounds = append(c.bounds, sqlTerm{sql: sqlOp + " ?", args: []any{strconv.FormatInt(ms, 10)}})
+
+		if sqlOp == "<" || sqlOp == "<=" {
+			c.upper = true
+		} else {
+			lower = true
+		}
+	}
+
+	if !lower || !c.upper {
+		return nil
+	}
+
+	return &c
 }
