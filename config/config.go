@@ -41,6 +41,10 @@ const (
 	KeySweepGrace           = "sweep-grace"
 	KeyS3Listen             = "s3-listen"
 	KeyS3MultipartExpiry    = "s3-multipart-expiry"
+	KeyExpirySweepInterval  = "expiry-sweep-interval"
+	// KeyLifecycleDebugDay is for testing only: how long a lifecycle
+	// rule's day lasts (Ceph RGW's rgw_lc_debug_interval); 0s is 24 h.
+	KeyLifecycleDebugDay = "lifecycle-debug-day"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -76,6 +80,8 @@ type Config struct {
 	SweepGrace           time.Duration // orphans younger than this are left alone (uploads in progress)
 	S3Listen             string        // S3 API listen address; empty disables it
 	S3MultipartExpiry    time.Duration // unfinished multipart uploads older than this are aborted
+	ExpirySweepInterval  time.Duration // removal of expired files; 0 disables it
+	LifecycleDebugDay    time.Duration // testing only: a lifecycle day lasts this long; 0 is 24 h
 
 	Auth auth.Config
 	TLS  TLS
@@ -117,6 +123,8 @@ var defaults = map[string]any{
 	KeySweepGrace:           "1h",
 	KeyS3Listen:             "127.0.0.1:9000",
 	KeyS3MultipartExpiry:    "24h",
+	KeyExpirySweepInterval:  "1m",
+	KeyLifecycleDebugDay:    "0s",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -143,7 +151,7 @@ var keys = []string{
 	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
-	KeyS3Listen, KeyS3MultipartExpiry,
+	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay,
 	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
@@ -248,6 +256,8 @@ func Load(v *viper.Viper) (Config, error) {
 		}
 	}
 	c.S3MultipartExpiry = dur(KeyS3MultipartExpiry)
+	c.ExpirySweepInterval = dur(KeyExpirySweepInterval)
+	c.LifecycleDebugDay = dur(KeyLifecycleDebugDay)
 	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
 		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
 	} else {

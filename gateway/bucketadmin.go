@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,10 +80,16 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 		return s, badRequest(`body is not a JSON object such as {"chunkSize": 261120, "maxFileSize": 1048576}`)
 	}
 	for k, v := range fields {
+		if k == "lifecycle" {
+			if s.Lifecycle, err = lifecycleRules(v); err != nil {
+				return s, err
+			}
+			continue
+		}
 		n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 		switch {
 		case k != "chunkSize" && k != "maxFileSize":
-			return s, badRequest("unknown setting %q (use chunkSize and maxFileSize)", k)
+			return s, badRequest("unknown setting %q (use chunkSize, maxFileSize and lifecycle)", k)
 		case err != nil:
 			return s, badRequest("%s: %s is not a whole number of bytes", k, v)
 		case k == "chunkSize":
@@ -98,6 +105,24 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// lifecycleRules reads the "lifecycle" setting: a list of rules (see
+// buckets.Rule), of which null or [] removes them all.
+func lifecycleRules(v json.RawMessage) ([]buckets.Rule, error) {
+	rules := []buckets.Rule{}
+	if isNull(v) {
+		return rules, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rules); err != nil {
+		if errors.Is(err, buckets.ErrInvalidLifecycle) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v (a rule is {\"prefix\": \"tmp/\", \"expireAfter\": \"30d\", \"keepRevisions\": 3, \"expireOldRevisionsAfter\": \"7d\", \"abortUnfinishedAfter\": \"1d\"})", buckets.ErrInvalidLifecycle, err)
+	}
+	return rules, buckets.CheckLifecycle(rules)
 }
 
 // dropBucket serves DELETE /buckets/{bucket}; a bucket holding files is

@@ -14,7 +14,7 @@ var (
 	corsMethods       = "GET, HEAD, PUT, PATCH, DELETE, POST"
 	corsExposeHeaders = strings.Join([]string{
 		"ETag", "Content-Range", "Content-Length", "Content-Disposition", "Accept-Ranges", "Location",
-		"Last-Modified", "Retry-After", HeaderID, HeaderMetadata, echo.HeaderXRequestID,
+		"Last-Modified", "Retry-After", HeaderID, HeaderMetadata, HeaderExpires, echo.HeaderXRequestID,
 	}, ", ")
 )
 
@@ -23,7 +23,7 @@ var (
 func corsHeaderAllowed(name string) bool {
 	switch name {
 	case "authorization", "range", "content-type", "content-md5", "repr-digest", "content-digest",
-		"x-gridfs-metadata", "x-request-id":
+		"x-gridfs-metadata", "x-gridfs-expires", "x-request-id":
 		return true
 	}
 	return strings.HasPrefix(name, "if-") || strings.HasPrefix(name, "x-meta-")

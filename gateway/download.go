@@ -80,6 +80,9 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	hdr.Set("Accept-Ranges", "bytes")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set(HeaderID, asciiJSON([]byte(buckets.FormatID(f.ID))))
+	if at, _ := b.ExpiresAt(f); !at.IsZero() {
+		hdr.Set(HeaderExpires, at.UTC().Format(time.RFC3339Nano))
+	}
 	if f.Metadata != nil {
 		if js, err := bson.MarshalExtJSON(f.Metadata, false, false); err == nil && len(js) <= h.cfg.MaxMetadataHeader {
 			hdr.Set(HeaderMetadata, asciiJSON(js))

@@ -78,6 +78,10 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "invalid_chunk_size"
 	case errors.Is(err, buckets.ErrInvalidQuery):
 		return http.StatusBadRequest, "invalid_query"
+	case errors.Is(err, buckets.ErrInvalidExpiry):
+		return http.StatusBadRequest, "invalid_expiry"
+	case errors.Is(err, buckets.ErrInvalidLifecycle):
+		return http.StatusBadRequest, "invalid_lifecycle"
 	case errors.Is(err, errDigestMismatch):
 		return http.StatusBadRequest, "digest_mismatch"
 	case errors.Is(err, errIncompleteBody):

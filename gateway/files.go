@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
@@ -176,13 +177,13 @@ func (h *handler) patchByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	filename, md, err := patchBody(c.Request().Body)
+	p, err := patchBody(c.Request().Body)
 	if err != nil {
 		return err
 	}
 	// One update: a failure must not leave the file renamed with its old
 	// metadata.
-	f, err := b.PatchIf(c.Request().Context(), id, filename, md, writeConditions(c.Request().Header))
+	f, err := b.PatchFileIf(c.Request().Context(), id, p, writeConditions(c.Request().Header))
 	if err != nil {
 		return err
 	}
@@ -190,45 +191,62 @@ func (h *handler) patchByID(c echo.Context) error {
 	return c.JSON(http.StatusOK, f)
 }
 
-// patchBody reads and checks a PATCH body before anything is written.
-func patchBody(r io.Reader) (filename *string, md *bson.D, err error) {
+// patchBody reads and checks a PATCH body before anything is written:
+// {"filename": ..., "metadata": {...}, "expires": ...}, where "expires"
+// is a date or a delay (buckets.ParseExpiry) and null removes the expiry.
+func patchBody(r io.Reader) (p buckets.FilePatch, err error) {
 	raw, err := io.ReadAll(io.LimitReader(r, maxPatchBytes+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", errIncompleteBody, err)
+		return p, fmt.Errorf("%w: %w", errIncompleteBody, err)
 	}
 	if len(raw) > maxPatchBytes {
-		return nil, nil, fmt.Errorf("%w: PATCH body of more than %d bytes", buckets.ErrTooLarge, maxPatchBytes)
+		return p, fmt.Errorf("%w: PATCH body of more than %d bytes", buckets.ErrTooLarge, maxPatchBytes)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return nil, nil, badRequest(`body is not a JSON object such as {"filename": "...", "metadata": {...}}`)
+		return p, badRequest(`body is not a JSON object such as {"filename": "...", "metadata": {...}, "expires": "72h"}`)
 	}
 	for k := range fields {
-		if k != "filename" && k != "metadata" {
-			return nil, nil, badRequest("unknown field %q (use filename and metadata)", k)
+		if k != "filename" && k != "metadata" && k != "expires" {
+			return p, badRequest("unknown field %q (use filename, metadata and expires)", k)
 		}
 	}
 	if v, ok := fields["filename"]; ok {
 		var name string
 		if err := json.Unmarshal(v, &name); err != nil {
-			return nil, nil, fmt.Errorf("%w: filename is not a string", buckets.ErrInvalidFilename)
+			return p, fmt.Errorf("%w: filename is not a string", buckets.ErrInvalidFilename)
 		}
 		if err := buckets.CheckFilename(name); err != nil {
-			return nil, nil, err
+			return p, err
 		}
-		filename = &name
+		p.Filename = &name
 	}
 	if v, ok := fields["metadata"]; ok {
 		d := bson.D{}
-		if !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		if !isNull(v) {
 			if d, err = buckets.ParseMetadataJSON(v); err != nil {
-				return nil, nil, err
+				return p, err
 			}
 		}
-		md = &d
+		p.Metadata = &d
 	}
-	if filename == nil && md == nil {
-		return nil, nil, badRequest("nothing to change: give filename and/or metadata")
+	if v, ok := fields["expires"]; ok {
+		var at time.Time
+		if !isNull(v) {
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return p, fmt.Errorf("%w: expires is not a string such as \"2030-01-02T15:04:05Z\" or \"72h\", nor null", buckets.ErrInvalidExpiry)
+			}
+			if at, err = buckets.ParseExpiry(s, time.Now()); err != nil {
+				return p, err
+			}
+		}
+		p.ExpireAt = &at
 	}
-	return filename, md, nil
+	if p.Filename == nil && p.Metadata == nil && p.ExpireAt == nil {
+		return p, badRequest("nothing to change: give filename, metadata and/or expires")
+	}
+	return p, nil
 }
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }

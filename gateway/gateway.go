@@ -84,6 +84,10 @@ type Config struct {
 	// older than SweepGrace from every bucket at that interval.
 	SweepInterval time.Duration
 	SweepGrace    time.Duration
+	// ExpirySweepInterval, when positive, makes Serve remove expired
+	// files (and uploads a lifecycle rule aborts) from every bucket at
+	// that interval; every gateway may, one at a time per bucket.
+	ExpirySweepInterval time.Duration
 
 	// Mounts are other front doors served on the gateway's port under a
 	// path prefix (the resumable uploads, WebDAV). The gateway logs and
@@ -130,7 +134,7 @@ func (c *Config) validate() error {
 	if c.MaxConcurrentUploads < 0 {
 		return fmt.Errorf("gateway: max concurrent uploads %d is negative", c.MaxConcurrentUploads)
 	}
-	if c.RequestTimeout < 0 || c.SweepInterval < 0 || c.SweepGrace < 0 {
+	if c.RequestTimeout < 0 || c.SweepInterval < 0 || c.SweepGrace < 0 || c.ExpirySweepInterval < 0 {
 		return errors.New("gateway: request timeout, sweep interval and sweep grace may not be negative")
 	}
 	if c.SweepGrace == 0 {
@@ -163,6 +167,7 @@ type Server struct {
 	uploads chan struct{}
 	tls     *tls.Config
 	live    *liveUploads
+	expiry  *expiryMetrics
 }
 
 // New builds a Server from cfg.
@@ -178,6 +183,7 @@ func New(cfg Config) (*Server, error) {
 		cancelBase: cancel,
 		live:       &liveUploads{},
 	}
+	s.expiry = newExpiryMetrics(s.metrics.registry)
 	if cfg.MaxConcurrentUploads > 0 {
 		s.uploads = make(chan struct{}, cfg.MaxConcurrentUploads)
 	}
@@ -248,6 +254,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(sweepDone)
 		s.runSweeper(sweepCtx)
 	}()
+	expiryDone := make(chan struct{})
+	go func() {
+		defer close(expiryDone)
+		s.runExpirySweeper(sweepCtx)
+	}()
+	defer func() { <-expiryDone }()
 	defer func() {
 		stopSweep()
 		<-sweepDone

@@ -19,8 +19,11 @@ import (
 
 // Header names of gridfsd's own.
 const (
-	HeaderMetadata   = "X-Gridfs-Metadata"
-	HeaderID         = "X-Gridfs-Id"
+	HeaderMetadata = "X-Gridfs-Metadata"
+	HeaderID       = "X-Gridfs-Id"
+	// HeaderExpires is when a file expires: sent on PUT (a date or a delay,
+	// buckets.ParseExpiry), answered on GET and HEAD (RFC 3339).
+	HeaderExpires    = "X-Gridfs-Expires"
 	headerMetaPrefix = "X-Meta-"
 )
 

@@ -146,6 +146,11 @@ func uploadOptions(c echo.Context) (buckets.UploadOptions, error) {
 	if opts.Metadata, err = uploadMetadata(c.Request().Header); err != nil {
 		return opts, err
 	}
+	if v := c.Request().Header.Get(HeaderExpires); v != "" {
+		if opts.ExpireAt, err = buckets.ParseExpiry(v, time.Now()); err != nil {
+			return opts, err
+		}
+	}
 	return opts, nil
 }
 

@@ -80,7 +80,9 @@ func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: buckets.NewDB(db)}
+	bdb := buckets.NewDB(db)
+	bdb.SetLifecycleDay(c.LifecycleDebugDay)
+	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: bdb}
 	s.db.SetLogger(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := reach(ctx, client, uri, c.ConnectTimeout); err != nil {
 		s.close()

@@ -46,6 +46,7 @@ not for production.`,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 				config.KeyS3Listen, config.KeyS3MultipartExpiry,
+				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -74,6 +75,8 @@ not for production.`,
 	f.String(config.KeyTLSKey, "", "PEM private key file of --tls.cert")
 	f.String(config.KeyS3Listen, def(config.KeyS3Listen), "S3 API listen address, host:port; empty disables it")
 	durationFlag(f, config.KeyS3MultipartExpiry, "abort S3 multipart uploads not completed within this time")
+	durationFlag(f, config.KeyExpirySweepInterval, "remove expired files and their chunks at this interval (0s: never; they are invisible through gridfsd at once either way)")
+	durationFlag(f, config.KeyLifecycleDebugDay, "FOR TESTING ONLY: a lifecycle rule's day lasts this long (0s: 24h), as Ceph RGW's rgw_lc_debug_interval")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -144,6 +147,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 	bdb := buckets.NewDB(db)
 	bdb.SetLogger(log)
+	bdb.SetLifecycleDay(c.LifecycleDebugDay)
 	gw, err := gateway.New(gateway.Config{
 		DB:                   bdb,
 		Logger:               log,
@@ -160,6 +164,7 @@ func (m *Main) Run(ctx context.Context) error {
 		RequestTimeout:       c.RequestTimeout,
 		SweepInterval:        c.SweepInterval,
 		SweepGrace:           c.SweepGrace,
+		ExpirySweepInterval:  c.ExpirySweepInterval,
 		// A ping that outlives server selection only repeats its answer.
 		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
 	})
