@@ -69,7 +69,7 @@ func (a *Age) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err == nil {
 		d, err := ParseAge(s)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidLifecycle, err)
+			return fmt.Errorf("%w: %v", ErrInvalidLifecycle, err)
 		}
 		*a = Age(d)
 		return nil
