@@ -39,7 +39,13 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		log := s.cfg.Logger.With("request_id", rid)
 		c.Set(ctxLogger, log)
 		body := &countingReader{r: req.Body}
+		// On a copy: the server reads its own request's body to decide
+		// whether a client that expects "100 Continue" was sent one; a
+		// body replaced in place hides that, and a refusal sent before
+		// the body was read would then wait for a body that never comes.
+		req = req.WithContext(req.Context())
 		req.Body = body
+		c.SetRequest(req)
 
 		if err := serveRecovered(c, next); err != nil {
 			writeError(c, err)
@@ -83,6 +89,11 @@ func methodLabel(m string) string {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost,
 		http.MethodDelete, http.MethodPatch, http.MethodOptions:
 		return m
+	}
+	for _, x := range extensionMethods {
+		if m == x {
+			return m
+		}
 	}
 	return "other"
 }
