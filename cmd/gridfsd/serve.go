@@ -13,6 +13,7 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/dav"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
 	"github.com/gridfsd/gridfsd/s3"
@@ -148,6 +149,10 @@ func (m *Main) Run(ctx context.Context) error {
 	bdb := buckets.NewDB(db)
 	bdb.SetLogger(log)
 	bdb.SetLifecycleDay(c.LifecycleDebugDay)
+	davDoor, err := m.newDAV(ctx, bdb, authz)
+	if err != nil {
+		return err
+	}
 	gw, err := gateway.New(gateway.Config{
 		DB:                   bdb,
 		Logger:               log,
@@ -167,9 +172,13 @@ func (m *Main) Run(ctx context.Context) error {
 		ExpirySweepInterval:  c.ExpirySweepInterval,
 		// A ping that outlives server selection only repeats its answer.
 		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
+		Mounts:       []gateway.Mount{{Prefix: dav.DefaultPrefix, Handler: davDoor}},
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create gateway: %w", err)
+	}
+	if err := davDoor.Register(gw.Registry()); err != nil {
+		return err
 	}
 	s3ctx, stopS3 := context.WithCancel(ctx)
 	defer stopS3()
@@ -226,6 +235,24 @@ func (m *Main) startS3(ctx context.Context, ln net.Listener, db *buckets.DB, aut
 	}
 	go func() { done <- srv.Serve(ctx, ln) }()
 	return done, nil
+}
+
+// newDAV builds the WebDAV door, mounted on the HTTP port under /dav/.
+func (m *Main) newDAV(ctx context.Context, db *buckets.DB, authz *auth.Authorizer) (*dav.Server, error) {
+	srv, err := dav.New(dav.Config{DB: db, Auth: authz, Logger: m.Logger, MaxUploadSize: m.Config.MaxUploadSize})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the WebDAV door: %w", err)
+	}
+	go func() {
+		// Not fatal, as the store may not answer yet: locks work without
+		// the index, only slower.
+		ictx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := srv.EnsureIndexes(ictx); err != nil && ctx.Err() == nil {
+			m.Logger.Warn("WebDAV lock index not created", "error", err)
+		}
+	}()
+	return srv, nil
 }
 
 // startEmbedded starts the embedded store in data-dir on embedded-listen.

@@ -1,0 +1,141 @@
+package buckets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Folders are the names that share a prefix ending in "/" (see FindFolder).
+// These operations act on a whole folder, every revision of every name in
+// it, as file managers and WebDAV clients move and delete folders.
+
+// ErrTooManyFiles is a folder operation refused before it changed anything
+// because the folder holds more files than one request may move.
+var ErrTooManyFiles = errors.New("folder holds too many files")
+
+// MaxFolderRename is the most files RenamePrefix moves in one call: its plan
+// is held in memory, and a rename that fails half way is undone file by
+// file, which must finish within RenamePrefixTimeout.
+const MaxFolderRename = 50000
+
+// RenamePrefixTimeout bounds a folder rename, undo included. It runs on a
+// context of its own, so that a client going away never leaves a folder
+// half renamed.
+var RenamePrefixTimeout = 5 * time.Minute
+
+// renameBatch is how many renames go to the store in one round trip.
+const renameBatch = 500
+
+// HasPrefix reports whether any file's name starts with prefix.
+func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
+	page, err := b.Find(ctx, Query{Prefix: prefix, Limit: 1})
+	if err != nil {
+		return false, err
+	}
+	return len(page.Files) > 0, nil
+}
+
+// RenamePrefix gives every file whose name starts with old (every revision)
+// the name with new in its place, and returns how many files it renamed. It
+// plans first and changes nothing when a new name is invalid
+// (ErrInvalidFilename), the folder holds more than MaxFolderRename files
+// (ErrTooManyFiles) or nothing starts with old (ErrFileNotFound). A store
+// failure half way undoes the renames already made, so the folder is moved
+// whole or not at all, unless the undo fails too, which the error then says.
+// Files another client writes under old meanwhile stay there.
+func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error) {
+	if old == "" || new == "" {
+		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RenamePrefixTimeout)
+	defer cancel()
+	type move struct {
+		id       any
+		from, to string
+	}
+	var plan []move
+	err := b.Each(ctx, Query{Prefix: old, Limit: MaxLimit}, func(f *File) error {
+		if len(plan) == MaxFolderRename {
+			return fmt.Errorf("%w: more than %d files start with %q; move it in parts", ErrTooManyFiles, MaxFolderRename, truncate(old, 64))
+		}
+		to := new + strings.TrimPrefix(f.Filename, old)
+		if err := CheckFilename(to); err != nil {
+			return err
+		}
+		plan = append(plan, move{f.ID, f.Filename, to})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(plan) == 0 {
+		return 0, fmt.Errorf("%w: nothing starts with %q in bucket %s", ErrFileNotFound, old, b.name)
+	}
+	rename := func(batch []move, undo bool) error {
+		models := make([]mongo.WriteModel, 0, len(batch))
+		for _, m := range batch {
+			from, to := m.from, m.to
+			if undo {
+				from, to = to, from
+			}
+			models = append(models, mongo.NewUpdateOneModel().
+				SetFilter(bson.D{{Key: "_id", Value: m.id}, {Key: "filename", Value: from}}).
+				SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: to}}}}))
+		}
+		_, err := b.files.BulkWrite(ctx, models)
+		return err
+	}
+	for i := 0; i < len(plan); i += renameBatch {
+		batch := plan[i:min(i+renameBatch, len(plan))]
+		if err := rename(batch, false); err != nil {
+			err = fmt.Errorf("rename %q to %q: %w", old, new, err)
+			// Undo what was done: the batch that failed may have
+			// been applied in part, and the filters make an undo of a
+			// rename that did not happen a no-op.
+			for j := 0; j <= i; j += renameBatch {
+				if uerr := rename(plan[j:min(j+renameBatch, len(plan))], true); uerr != nil {
+					return 0, fmt.Errorf("%w; undoing it failed too, so files starting with %q may now start with %q: %v", err, old, new, uerr)
+				}
+			}
+			return 0, fmt.Errorf("%w; nothing was renamed", err)
+		}
+	}
+	return len(plan), nil
+}
+
+// DeletePrefix removes every file whose name starts with prefix, every
+// revision, each files document before its chunks, and returns how many it
+// removed. A file another client deleted meanwhile is not an error.
+func (b *Bucket) DeletePrefix(ctx context.Context, prefix string) (int, error) {
+	if prefix == "" {
+		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
+	}
+	removed := 0
+	for {
+		page, err := b.Find(ctx, Query{Prefix: prefix, Limit: MaxLimit})
+		if err != nil {
+			return removed, err
+		}
+		if len(page.Files) == 0 {
+			return removed, nil
+		}
+		ids := make([]any, len(page.Files))
+		for i, f := range page.Files {
+			ids[i] = f.ID
+		}
+		n, err := b.deleteAll(ctx, ids)
+		removed += n
+		if err != nil {
+			return removed, err
+		}
+		if n == 0 && page.Next == "" {
+			return removed, nil // only files someone else removed meanwhile
+		}
+	}
+}

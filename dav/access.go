@@ -1,0 +1,71 @@
+package dav
+
+import (
+	"net/http"
+
+	"github.com/gridfsd/gridfsd/auth"
+)
+
+// need is the access method needs on a bucket: reading lists and
+// downloads, creating or deleting a bucket is an administrator's, every
+// other method writes.
+func need(method string, l loc) auth.Access {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, "PROPFIND":
+		return auth.Read
+	case "MKCOL", http.MethodDelete:
+		if l.name == "" {
+			return auth.Admin
+		}
+	}
+	return auth.Write
+}
+
+// authorize decides whether r may act on l (and, for COPY and MOVE, on
+// dst) with HTTP Basic (a token's name and secret), a bearer token, or
+// anonymously where a bucket is anonymous_read. With access control off
+// everything is allowed. The root, the list of buckets, needs a
+// credential when access control is on, so that clients (Windows above
+// all) are asked for one, and lists the buckets the caller may read.
+func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
+	q.canRead = func(string) bool { return true }
+	a := s.cfg.Auth
+	if a == nil || !a.Enabled() {
+		return nil
+	}
+	check := func(bucket string, need auth.Access) error {
+		p, err := a.AuthorizeBasic(r, bucket, need)
+		if err != nil {
+			return err
+		}
+		q.log = q.log.With("principal", p.Name)
+		return nil
+	}
+	if l.bucket == "" {
+		if r.Header.Get("Authorization") == "" {
+			return auth.ErrUnauthenticated
+		}
+		if err := check("", auth.Read); err != nil {
+			return err
+		}
+		q.canRead = func(bucket string) bool {
+			_, err := a.AuthorizeBasic(r, bucket, auth.Read)
+			return err == nil
+		}
+		return nil
+	}
+	switch {
+	case r.Method == "COPY":
+		if err := check(l.bucket, auth.Read); err != nil {
+			return err
+		}
+	default:
+		if err := check(l.bucket, need(r.Method, l)); err != nil {
+			return err
+		}
+	}
+	if dst != nil && dst.bucket != "" {
+		return check(dst.bucket, auth.Write)
+	}
+	return nil
+}

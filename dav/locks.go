@@ -1,0 +1,334 @@
+package dav
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/net/webdav"
+)
+
+// LocksCollection holds WebDAV's locks, one document per lock, shared by
+// every gateway on the database: a LOCK taken through one gateway holds
+// against writes through all of them.
+const LocksCollection = "_gridfsd_davlocks"
+
+// lockTimeout bounds the store operations of the lock system, whose
+// interface carries no context.
+const lockTimeout = 10 * time.Second
+
+// tempPrefix marks the locks golang.org/x/net/webdav takes for the length
+// of one write request without an If header, to check that nobody else
+// holds a lock on what it writes: they are checked, never stored.
+const tempPrefix = "opaquelocktoken:gridfsd-request-"
+
+// lockSystem is a webdav.LockSystem kept in MongoDB. Locks are exclusive
+// write locks (the only kind RFC 4918 and webdav know), of depth 0 or
+// infinity, and expire: every query ignores an expired lock, and creating
+// a lock deletes the expired ones.
+//
+// Creating a lock is atomic across gateways without a transaction: the new
+// lock is inserted first and the conflicting locks are looked for after;
+// a creator that finds one removes its own and fails. Two creators that
+// race may thus both fail (the clients retry), never both succeed.
+type lockSystem struct {
+	coll *mongo.Collection
+	// etag is the current ETag of a path, "" when it has none, for the
+	// ETag conditions of If headers.
+	etag func(name string) (string, error)
+	// onContended counts LOCKs and writes refused because of a lock.
+	onContended func()
+}
+
+var _ webdav.LockSystem = (*lockSystem)(nil)
+
+// lockDoc is a lock as stored.
+type lockDoc struct {
+	Token     string    `bson:"_id"`
+	Root      string    `bson:"root"`
+	ZeroDepth bool      `bson:"zeroDepth"`
+	Shared    bool      `bson:"shared,omitempty"`
+	Owner     string    `bson:"owner,omitempty"`
+	Duration  int64     `bson:"seconds"`
+	Expires   time.Time `bson:"expires"`
+	Created   time.Time `bson:"created"`
+}
+
+func (d lockDoc) details() webdav.LockDetails {
+	return webdav.LockDetails{Root: d.Root, Duration: time.Duration(d.Duration) * time.Second, OwnerXML: d.Owner, ZeroDepth: d.ZeroDepth}
+}
+
+func opCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), lockTimeout)
+}
+
+// cleanName is a lock's name as webdav gives it, cleaned as its paths are.
+func cleanName(name string) string {
+	l, err := parseLoc(name)
+	if err != nil {
+		return "/" + strings.Trim(name, "/")
+	}
+	return l.path()
+}
+
+// ancestors are name and every folder above it, up to "/".
+func ancestors(name string) []string {
+	out := []string{name}
+	for name != "/" {
+		i := strings.LastIndex(name, "/")
+		name = name[:i]
+		if name == "" {
+			name = "/"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// covers reports whether lock d applies to name.
+func (d lockDoc) covers(name string) bool {
+	if d.Root == name {
+		return true
+	}
+	return !d.ZeroDepth && (d.Root == "/" || strings.HasPrefix(name, d.Root+"/"))
+}
+
+// conflicting finds the live locks other than self that a lock on name
+// would conflict with: those that cover it, and those below it when below
+// (a lock of infinite depth, and webdav's request locks, which stand for a
+// write that may replace or delete what is below). A shared lock conflicts
+// only with exclusive ones; nil shared is a write, which every lock stops.
+func (ls *lockSystem) conflicting(ctx context.Context, now time.Time, name string, below bool, shared *bool, self string) ([]lockDoc, error) {
+	or := bson.A{bson.D{{Key: "root", Value: bson.D{{Key: "$in", Value: ancestors(name)}}}}}
+	if below {
+		prefix := strings.TrimSuffix(name, "/") + "/"
+		or = append(or, bson.D{{Key: "root", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(prefix)}}})
+	}
+	docs, err := ls.find(ctx, bson.D{{Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, {Key: "$or", Value: or}})
+	if err != nil {
+		return nil, err
+	}
+	var out []lockDoc
+	for _, d := range docs {
+		if d.Token == self || (shared != nil && *shared && d.Shared) {
+			continue
+		}
+		if d.covers(name) || (below && strings.HasPrefix(d.Root, strings.TrimSuffix(name, "/")+"/")) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func (ls *lockSystem) find(ctx context.Context, filter bson.D) ([]lockDoc, error) {
+	cur, err := ls.coll.Find(ctx, filter)
+	if err != nil {
+		return nil, fmt.Errorf("find locks: %w", err)
+	}
+	var docs []lockDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("find locks: %w", err)
+	}
+	return docs, nil
+}
+
+// Confirm evaluates one list of an If header (RFC 4918 10.4) for the
+// resources it names: every condition must hold (a lock token that is a
+// live lock on the resource, an entity tag that is the resource's, or
+// their negation), and every live lock on name0 and name1 must be
+// presented (one of them, for shared locks). It holds nothing: a lock is a
+// document every gateway reads, and its expiry is what frees it.
+func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	var names, roots []string
+	for _, n := range []string{name0, name1} {
+		if n != "" {
+			n = cleanName(n)
+			names = append(names, n)
+			roots = append(roots, ancestors(n)...)
+		}
+	}
+	if len(names) == 0 {
+		return func() {}, nil
+	}
+	live, err := ls.find(ctx, bson.D{
+		{Key: "root", Value: bson.D{{Key: "$in", Value: roots}}},
+		{Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := names[0]
+	presented := map[string]bool{}
+	for _, c := range conditions {
+		var holds bool
+		switch {
+		case c.Token != "":
+			for _, d := range live {
+				if d.Token == c.Token && d.covers(res) {
+					holds = true
+				}
+			}
+			if !c.Not {
+				presented[c.Token] = true
+			}
+		case c.ETag != "":
+			etag, err := ls.etag(res)
+			if err != nil {
+				return nil, err
+			}
+			holds = etag != "" && etag == c.ETag
+		}
+		if holds == c.Not {
+			return nil, webdav.ErrConfirmationFailed
+		}
+	}
+	for _, n := range names {
+		locked, held := false, false
+		for _, d := range live {
+			if d.covers(n) {
+				locked = true
+				held = held || presented[d.Token]
+			}
+		}
+		if locked && !held {
+			return nil, webdav.ErrConfirmationFailed
+		}
+	}
+	return func() {}, nil
+}
+
+// Create is webdav's lock for one write request without an If header
+// (every LOCK is served by Server.lock): it checks that no lock covers the
+// resource or anything below it, and stores nothing.
+func (ls *lockSystem) Create(now time.Time, details webdav.LockDetails) (string, error) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	found, err := ls.conflicting(ctx, now, cleanName(details.Root), true, nil, "")
+	if err != nil {
+		return "", err
+	}
+	if len(found) > 0 {
+		ls.contended()
+		return "", webdav.ErrLocked
+	}
+	return tempPrefix + newToken(), nil
+}
+
+// create stores the lock d (Root, ZeroDepth, Shared, Owner, Duration) and
+// returns it with its token, or webdav.ErrLocked.
+func (ls *lockSystem) create(now time.Time, d lockDoc) (lockDoc, error) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	// Expired locks go here, where they are in the way; nothing else
+	// needs them gone, as every query ignores them.
+	if _, err := ls.coll.DeleteMany(ctx, bson.D{{Key: "expires", Value: bson.D{{Key: "$lte", Value: now}}}}); err != nil {
+		return d, fmt.Errorf("remove expired locks: %w", err)
+	}
+	below := !d.ZeroDepth
+	if found, err := ls.conflicting(ctx, now, d.Root, below, &d.Shared, ""); err != nil {
+		return d, err
+	} else if len(found) > 0 {
+		ls.contended()
+		return d, webdav.ErrLocked
+	}
+	d.Token = "urn:uuid:" + newUUID()
+	d.Created = now
+	d.Expires = now.Add(time.Duration(d.Duration) * time.Second)
+	if _, err := ls.coll.InsertOne(ctx, d); err != nil {
+		return d, fmt.Errorf("store lock: %w", err)
+	}
+	found, err := ls.conflicting(ctx, now, d.Root, below, &d.Shared, d.Token)
+	if err != nil || len(found) > 0 {
+		dctx, cancel := opCtx()
+		defer cancel()
+		ls.coll.DeleteOne(dctx, bson.D{{Key: "_id", Value: d.Token}})
+		if err != nil {
+			return d, err
+		}
+		ls.contended()
+		return d, webdav.ErrLocked
+	}
+	return d, nil
+}
+
+// Refresh is served by Server.lock; webdav never calls it.
+func (ls *lockSystem) Refresh(now time.Time, token string, duration time.Duration) (webdav.LockDetails, error) {
+	d, err := ls.refresh(now, token, duration)
+	return d.details(), err
+}
+
+// refresh extends a live lock.
+func (ls *lockSystem) refresh(now time.Time, token string, duration time.Duration) (lockDoc, error) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	var d lockDoc
+	err := ls.coll.FindOneAndUpdate(ctx,
+		bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "expires", Value: now.Add(duration)}, {Key: "seconds", Value: int64(duration / time.Second)}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return d, webdav.ErrNoSuchLock
+	}
+	if err != nil {
+		return d, fmt.Errorf("refresh lock: %w", err)
+	}
+	return d, nil
+}
+
+// Unlock ends webdav's request locks, which are not stored.
+func (ls *lockSystem) Unlock(now time.Time, token string) error {
+	if strings.HasPrefix(token, tempPrefix) {
+		return nil
+	}
+	return ls.unlock(now, token)
+}
+
+// unlock removes a live lock.
+func (ls *lockSystem) unlock(now time.Time, token string) error {
+	ctx, cancel := opCtx()
+	defer cancel()
+	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}})
+	if err != nil {
+		return fmt.Errorf("remove lock: %w", err)
+	}
+	if res.DeletedCount == 0 {
+		return webdav.ErrNoSuchLock
+	}
+	return nil
+}
+
+func (ls *lockSystem) contended() {
+	if ls.onContended != nil {
+		ls.onContended()
+	}
+}
+
+func newToken() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func mongoIndex(key string) mongo.IndexModel {
+	return mongo.IndexModel{Keys: bson.D{{Key: key, Value: 1}}}
+}

@@ -1,0 +1,152 @@
+package dav
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+// request is what the file system knows of the request it serves:
+// golang.org/x/net/webdav hands it only a context.
+type request struct {
+	method string
+	r      *http.Request
+	log    *slog.Logger
+	// canRead filters the list of buckets: the caller sees the ones it may read.
+	canRead func(bucket string) bool
+	// target is the path the request names, whose folder properties are
+	// worth a query; those of the entries of a listing are not.
+	target string
+	// upload is how a PUT is stored.
+	upload uploadSpec
+	// copySrc is the file a COPY read last: its copy keeps its metadata.
+	copySrc *buckets.File
+
+	mu    sync.Mutex
+	err   error                // the file system's last failure, for the reply
+	infos map[string]*fileInfo // what listings found, by path: a PROPFIND of a folder stats every entry
+}
+
+type requestKey struct{}
+
+func withRequest(ctx context.Context, q *request) context.Context {
+	return context.WithValue(ctx, requestKey{}, q)
+}
+
+// requestOf is the request of ctx; a context without one (a test calling
+// the file system directly) gets an empty one.
+func requestOf(ctx context.Context) *request {
+	if q, ok := ctx.Value(requestKey{}).(*request); ok {
+		return q
+	}
+	return &request{canRead: func(string) bool { return true }, log: slog.New(slog.DiscardHandler)}
+}
+
+// fail remembers err for the reply and returns it.
+func (q *request) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.err = err
+	return err
+}
+
+func (q *request) lastErr() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
+func (q *request) cached(path string) *fileInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.infos[path]
+}
+
+func (q *request) remember(path string, fi *fileInfo) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.infos == nil {
+		q.infos = map[string]*fileInfo{}
+	}
+	q.infos[path] = fi
+}
+
+// forget drops what the request knows of paths: it changed them.
+func (q *request) forget() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.infos = nil
+}
+
+// reply lets webdav write its reply, except that an error status it chose
+// for a failure the file system reported is replaced by the status and
+// message of that failure (webdav answers a body too large with 405 and a
+// store outage with 403).
+type reply struct {
+	http.ResponseWriter
+	q        *request
+	wrote    bool
+	replaced bool
+	status   int
+}
+
+func (w *reply) WriteHeader(status int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if status >= 400 {
+		if err := w.q.lastErr(); err != nil {
+			if s, internal := classify(w.q.r.Context(), err); s != 0 {
+				if internal {
+					w.q.log.Error("webdav request failed", "method", w.q.method, "error", err)
+				}
+				w.replaced, status = true, s
+				writeError(w.ResponseWriter, s, message(s, err, internal))
+				w.status = s
+				return
+			}
+		}
+	}
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *reply) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush lets ServeContent's writes through as they come.
+func (w *reply) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.replaced {
+		f.Flush()
+	}
+}
+
+// writeError sends status with msg as a plain-text body, the form WebDAV
+// clients show; 401 asks for HTTP Basic.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Length", "Content-Range", "Content-Encoding"} {
+		h.Del(k)
+	}
+	if status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Basic realm="gridfsd", charset="UTF-8"`)
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write([]byte(http.StatusText(status) + ": " + msg + "\n"))
+}
