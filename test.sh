@@ -6,7 +6,8 @@
 # What needs which package: tests/browser drives headless Chromium (fonts for
 # stable screenshots); tests/interop_python_test.go uses PyMongo's gridfs;
 # the S3 real-client tests use awscli, rclone, s3cmd and boto3; TestReadme runs
-# the README's walkthroughs with curl and awscli.
+# the README's walkthroughs with curl and awscli; the WebDAV tests run litmus,
+# cadaver and rclone's webdav backend.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -21,6 +22,8 @@ command -v rclone >/dev/null 2>&1 || missing+=(rclone)
 command -v s3cmd >/dev/null 2>&1 || missing+=(s3cmd)
 have_py boto3 || missing+=(python3-boto3)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v litmus >/dev/null 2>&1 || missing+=(litmus)
+command -v cadaver >/dev/null 2>&1 || missing+=(cadaver)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} (apt-get)"
