@@ -1,0 +1,89 @@
+package buckets_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+func upload(t *testing.T, b *buckets.Bucket, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := b.Upload(context.Background(), n, bytes.NewReader([]byte(n)), buckets.UploadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A folder moves whole: every revision of every name under it, nothing
+// beside it (a name that only starts like it included), and its content
+// stays readable under the new names.
+func TestRenamePrefix(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "docs/", "docs/a.txt", "docs/a.txt", "docs/sub/b.txt", "docs2/c.txt", "docsx", "other/d.txt")
+	n, err := b.RenamePrefix(ctx, "docs/", "archive/2024/")
+	if err != nil || n != 4 {
+		t.Fatalf("RenamePrefix: %d, %v; want 4 files", n, err)
+	}
+	want := []string{"archive/2024/", "archive/2024/a.txt", "archive/2024/a.txt", "archive/2024/sub/b.txt", "docs2/c.txt", "docsx", "other/d.txt"}
+	if got := names(t, b); !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	d, err := b.OpenName(ctx, "archive/2024/sub/b.txt", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(d); err != nil || buf.String() != "docs/sub/b.txt" {
+		t.Errorf("content %q, %v", buf.String(), err)
+	}
+	if _, err := b.RenamePrefix(ctx, "docs/", "x/"); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Errorf("rename of an empty folder: %v, want ErrFileNotFound", err)
+	}
+}
+
+// A rename that would make an invalid name changes nothing.
+func TestRenamePrefixPlansFirst(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "a/short", "a/"+strings.Repeat("x", buckets.MaxFilenameBytes-10))
+	before := names(t, b)
+	if _, err := b.RenamePrefix(ctx, "a/", "much-longer-folder-name/"); !errors.Is(err, buckets.ErrInvalidFilename) {
+		t.Fatalf("RenamePrefix past the name limit: %v, want ErrInvalidFilename", err)
+	}
+	if _, err := b.RenamePrefix(ctx, "a/", "b/../"); !errors.Is(err, buckets.ErrInvalidFilename) {
+		t.Fatalf("RenamePrefix to a .. segment: %v, want ErrInvalidFilename", err)
+	}
+	if got := names(t, b); !slices.Equal(got, before) {
+		t.Errorf("names %q after a refused rename, want %q", got, before)
+	}
+}
+
+func TestDeletePrefix(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "tmp/", "tmp/a", "tmp/a", "tmp/deep/er/b", "tmpfile", "keep/c")
+	n, err := b.DeletePrefix(ctx, "tmp/")
+	if err != nil || n != 4 {
+		t.Fatalf("DeletePrefix: %d, %v; want 4", n, err)
+	}
+	if got, want := names(t, b), []string{"keep/c", "tmpfile"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	if ok, err := b.HasPrefix(ctx, "tmp/"); ok || err != nil {
+		t.Errorf("HasPrefix after the delete: %v, %v", ok, err)
+	}
+	if ok, err := b.HasPrefix(ctx, "keep/"); !ok || err != nil {
+		t.Errorf("HasPrefix(keep/): %v, %v", ok, err)
+	}
+	if n, err := b.DeletePrefix(ctx, "none/"); n != 0 || err != nil {
+		t.Errorf("DeletePrefix of nothing: %d, %v", n, err)
+	}
+}

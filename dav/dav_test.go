@@ -1,0 +1,390 @@
+package dav_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/dav"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// env is a WebDAV door on a fresh database, served at url+"/dav/".
+type env struct {
+	t     *testing.T
+	db    *buckets.DB
+	url   string
+	reg   *prometheus.Registry
+	finds *atomic.Int64 // find commands on *.files collections
+}
+
+func newEnv(t *testing.T, a *auth.Authorizer) *env {
+	t.Helper()
+	e := &env{t: t, reg: prometheus.NewRegistry(), finds: &atomic.Int64{}}
+	name := storetest.MustOpenDB(t).Name()
+	mon := &event.CommandMonitor{Started: func(_ context.Context, ev *event.CommandStartedEvent) {
+		if ev.CommandName == "find" {
+			if c, ok := ev.Command.Lookup("find").StringValueOK(); ok && strings.HasSuffix(c, ".files") {
+				e.finds.Add(1)
+			}
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	e.db = buckets.NewDB(client.Database(name))
+	srv, err := dav.New(dav.Config{DB: e.db, Auth: a, MaxUploadSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Register(e.reg); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	e.url = hs.URL
+	return e
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (e *env) do(method, path string, hdr map[string]string, body string) reply {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		if k == "user" {
+			name, secret, _ := strings.Cut(v, ":")
+			req.SetBasicAuth(name, secret)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return reply{res.StatusCode, res.Header, string(b)}
+}
+
+func (e *env) must(method, path string, hdr map[string]string, body string, want int) reply {
+	e.t.Helper()
+	r := e.do(method, path, hdr, body)
+	if r.status != want {
+		e.t.Fatalf("%s %s: %d %s, want %d", method, path, r.status, r.body, want)
+	}
+	return r
+}
+
+func (e *env) upload(bucket, name, content string, opts buckets.UploadOptions) *buckets.File {
+	e.t.Helper()
+	b, err := e.db.Bucket(context.Background(), bucket)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	f, err := b.Upload(context.Background(), name, strings.NewReader(content), opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return f
+}
+
+var depth1 = map[string]string{"Depth": "1"}
+
+// multistatus is a PROPFIND reply.
+type multistatus struct {
+	Responses []struct {
+		Href  string `xml:"href"`
+		Props []struct {
+			Prop struct {
+				Inner []byte `xml:",innerxml"`
+			} `xml:"prop"`
+			Status string `xml:"status"`
+		} `xml:"propstat"`
+	} `xml:"response"`
+}
+
+func hrefs(t *testing.T, body string) []string {
+	t.Helper()
+	var ms multistatus
+	if err := xml.Unmarshal([]byte(body), &ms); err != nil {
+		t.Fatalf("PROPFIND reply: %v\n%s", err, body)
+	}
+	var out []string
+	for _, r := range ms.Responses {
+		out = append(out, r.Href)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PROPFIND of depth 1 lists a folder as the UI does: files and folders
+// (from "/" in names, markers or not), each once however many revisions,
+// and costs a few indexed listings, not a query per entry.
+func TestPropfindListsFolders(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, n := range []string{"top.txt", "top.txt", "photos/", "photos/a.jpg", "photos/2024/b.jpg", "docs/x y é.txt", "empty/"} {
+		e.upload("media", n, n, buckets.UploadOptions{})
+	}
+	for i := range 60 {
+		e.upload("media", fmt.Sprintf("many/f%02d", i), "x", buckets.UploadOptions{})
+	}
+	got := hrefs(t, e.must("PROPFIND", "/dav/media/", depth1, "", 207).body)
+	want := []string{"/dav/media/", "/dav/media/docs/", "/dav/media/empty/", "/dav/media/many/", "/dav/media/photos/", "/dav/media/top.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/media/: %q, want %q", got, want)
+	}
+	got = hrefs(t, e.must("PROPFIND", "/dav/media/photos/", depth1, "", 207).body)
+	want = []string{"/dav/media/photos/", "/dav/media/photos/2024/", "/dav/media/photos/a.jpg"}
+	if !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/media/photos/: %q, want %q", got, want)
+	}
+	got = hrefs(t, e.must("PROPFIND", "/dav/media/docs/", depth1, "", 207).body)
+	if want := []string{"/dav/media/docs/", "/dav/media/docs/x%20y%20%C3%A9.txt"}; !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/media/docs/: %q, want %q", got, want)
+	}
+	got = hrefs(t, e.must("PROPFIND", "/dav/", depth1, "", 207).body)
+	if want := []string{"/dav/", "/dav/media/"}; !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/: %q, want %q", got, want)
+	}
+	before := e.finds.Load()
+	r := e.must("PROPFIND", "/dav/media/many/", depth1, "", 207)
+	if n := len(hrefs(t, r.body)); n != 61 {
+		t.Fatalf("PROPFIND of 60 files: %d entries", n)
+	}
+	// The folder's own stat and properties, and a listing: a query per
+	// entry would be 60 more.
+	if n := e.finds.Load() - before; n > 10 {
+		t.Errorf("PROPFIND of a folder of 60 files ran %d queries of the files collection, want a listing (at most 10)", n)
+	}
+	if !strings.Contains(r.body, "<D:getcontentlength>1</D:getcontentlength>") || !strings.Contains(r.body, "getetag") {
+		t.Errorf("entries lack their length or ETag:\n%.600s", r.body)
+	}
+}
+
+// A range read through WebDAV fetches only the chunks that hold it, and
+// the whole file reads back byte for byte.
+func TestGetRangeFetchesItsChunks(t *testing.T) {
+	e := newEnv(t, nil)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	e.upload("media", "big.bin", string(data), buckets.UploadOptions{ChunkSize: 1024})
+	r := e.must("GET", "/dav/media/big.bin", map[string]string{"Range": "bytes=40000-40099"}, "", 206)
+	if r.body != string(data[40000:40100]) {
+		t.Errorf("range: %q", r.body)
+	}
+	if got := e.metric("gridfsd_dav_store_read_bytes_total"); got > 2*1024 {
+		t.Errorf("a 100-byte range fetched %v bytes from the store, want at most 2 chunks of 1024", got)
+	}
+	r = e.must("GET", "/dav/media/big.bin", nil, "", 200)
+	if r.body != string(data) {
+		t.Errorf("whole file: %d bytes back", len(r.body))
+	}
+	for k, want := range map[string]string{"Accept-Ranges": "bytes", "Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"} {
+		if got := r.header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	r = e.must("GET", "/dav/media/big.bin", map[string]string{"Range": "bytes=70000-"}, "", 416)
+	e.must("GET", "/dav/media/nothing", nil, "", 404)
+	e.must("GET", "/dav/media/", nil, "", 405)
+}
+
+func (e *env) metric(name string) float64 {
+	e.t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	e.t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// Dead properties and the modification times clients set are kept in the
+// files document's metadata and served back; the time as getlastmodified.
+func TestPropertiesKeptInMetadata(t *testing.T) {
+	e := newEnv(t, nil)
+	e.must("MKCOL", "/dav/docs/", nil, "", 201)
+	r := e.must("PUT", "/dav/docs/a.txt", map[string]string{"X-OC-Mtime": "1700000000", "Content-Type": "text/markdown"}, "hello", 201)
+	if r.header.Get("X-OC-MTime") != "accepted" {
+		t.Errorf("X-OC-MTime reply: %q", r.header.Get("X-OC-MTime"))
+	}
+	patch := `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:schemas-microsoft-com:" xmlns:x="urn:example:">` +
+		`<D:set><D:prop><x:color>blue</x:color></D:prop></D:set></D:propertyupdate>`
+	e.must("PROPPATCH", "/dav/docs/a.txt", nil, patch, 207)
+	b, _ := e.db.Bucket(context.Background(), "docs")
+	f, err := b.FindByName(context.Background(), "a.txt", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Metadata.Lookup("mtime").StringValue(); got != "1700000000.000000000" {
+		t.Errorf("metadata.mtime %q", got)
+	}
+	if got := f.Metadata.Lookup("contentType").StringValue(); got != "text/markdown" {
+		t.Errorf("metadata.contentType %q", got)
+	}
+	if !strings.Contains(f.Metadata.String(), `"urn:example:"`) || !strings.Contains(f.Metadata.String(), `"blue"`) {
+		t.Errorf("metadata lacks the dead property: %s", f.Metadata)
+	}
+	find := `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:x="urn:example:"><D:prop><x:color/><D:getlastmodified/><D:getcontenttype/></D:prop></D:propfind>`
+	r = e.must("PROPFIND", "/dav/docs/a.txt", map[string]string{"Depth": "0"}, find, 207)
+	for _, want := range []string{"blue", "Tue, 14 Nov 2023 22:13:20 GMT", "text/markdown"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("PROPFIND lacks %q:\n%s", want, r.body)
+		}
+	}
+	// Windows sets the time with PROPPATCH after its PUT.
+	win := `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:schemas-microsoft-com:">` +
+		`<D:set><D:prop><Z:Win32LastModifiedTime>Wed, 01 Jan 2020 10:00:00 GMT</Z:Win32LastModifiedTime></D:prop></D:set></D:propertyupdate>`
+	e.must("PROPPATCH", "/dav/docs/a.txt", nil, win, 207)
+	r = e.must("PROPFIND", "/dav/docs/", depth1, "", 207)
+	if !strings.Contains(r.body, "Wed, 01 Jan 2020 10:00:00 GMT") {
+		t.Errorf("getlastmodified after Win32LastModifiedTime:\n%s", r.body)
+	}
+	if r := e.must("GET", "/dav/docs/a.txt", nil, "", 200); r.header.Get("Last-Modified") != "Wed, 01 Jan 2020 10:00:00 GMT" {
+		t.Errorf("Last-Modified %q", r.header.Get("Last-Modified"))
+	}
+	// A COPY keeps all of it.
+	e.must("COPY", "/dav/docs/a.txt", map[string]string{"Destination": e.url + "/dav/docs/b.txt"}, "", 201)
+	r = e.must("PROPFIND", "/dav/docs/b.txt", map[string]string{"Depth": "0"}, find, 207)
+	for _, want := range []string{"blue", "text/markdown"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the copy lacks %q:\n%s", want, r.body)
+		}
+	}
+	// Quota of a bucket.
+	q := `<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/></D:prop></D:propfind>`
+	if r := e.must("PROPFIND", "/dav/docs/", map[string]string{"Depth": "0"}, q, 207); !strings.Contains(r.body, ">10<") {
+		t.Errorf("quota-used-bytes of a bucket of two 5-byte files:\n%s", r.body)
+	}
+}
+
+// MOVE renames every revision of a name, and a folder with everything in
+// it; DELETE of a folder deletes what is in it.
+func TestMoveAndDeleteFolders(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, n := range []string{"a/one", "a/one", "a/sub/two", "a/", "ab"} {
+		e.upload("fs", n, n, buckets.UploadOptions{})
+	}
+	list := func() []string {
+		b, _ := e.db.Bucket(context.Background(), "fs")
+		var out []string
+		b.Each(context.Background(), buckets.Query{}, func(f *buckets.File) error {
+			out = append(out, f.Filename)
+			return nil
+		})
+		return out
+	}
+	e.must("MOVE", "/dav/fs/a/one", map[string]string{"Destination": e.url + "/dav/fs/a/uno"}, "", 201)
+	if got, want := list(), []string{"a/", "a/sub/two", "a/uno", "a/uno", "ab"}; !slices.Equal(got, want) {
+		t.Errorf("after MOVE of a file: %q, want %q", got, want)
+	}
+	e.must("MOVE", "/dav/fs/a/", map[string]string{"Destination": e.url + "/dav/fs/b/"}, "", 201)
+	if got, want := list(), []string{"ab", "b/", "b/sub/two", "b/uno", "b/uno"}; !slices.Equal(got, want) {
+		t.Errorf("after MOVE of a folder: %q, want %q", got, want)
+	}
+	e.must("MOVE", "/dav/fs/b/uno", map[string]string{"Destination": e.url + "/dav/fs/nowhere/uno"}, "", 409)
+	e.must("MOVE", "/dav/fs/b/uno", map[string]string{"Destination": e.url + "/dav/other/uno"}, "", 403)
+	e.must("DELETE", "/dav/fs/b/", nil, "", 204)
+	if got, want := list(), []string{"ab"}; !slices.Equal(got, want) {
+		t.Errorf("after DELETE of a folder: %q, want %q", got, want)
+	}
+	e.must("PUT", "/dav/fs/missing/parent.txt", nil, "x", 409)
+	e.must("PUT", "/dav/nobucket/x.txt", nil, "x", 409)
+	e.must("MKCOL", "/dav/fs/ab/", nil, "", 405)
+	e.must("PUT", "/dav/fs/big", nil, strings.Repeat("x", 1<<20+1), 413)
+	if got, want := list(), []string{"ab"}; !slices.Equal(got, want) {
+		t.Errorf("refused writes left %q", got)
+	}
+}
+
+// Access: HTTP Basic with a token's name and secret, bearer tokens, the
+// bucket's access level, anonymous_read buckets, and a 401 that asks for
+// Basic.
+func TestAccess(t *testing.T) {
+	a, err := auth.New(auth.Config{
+		Tokens: []auth.Token{
+			{Name: "writer", Secret: "writer-secret-0123456789", Buckets: []string{"media"}, Access: auth.Write},
+			{Name: "reader", Secret: "reader-secret-0123456789", Buckets: []string{"media", "public"}, Access: auth.Read},
+			{Name: "admin", Secret: "admin-secret-0123456789", Buckets: []string{"*"}, Access: auth.Admin},
+		},
+		AnonymousRead: []string{"public"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, a)
+	e.upload("media", "m.txt", "media", buckets.UploadOptions{})
+	e.upload("public", "p.txt", "public", buckets.UploadOptions{})
+	e.upload("secret", "s.txt", "secret", buckets.UploadOptions{})
+	writer := map[string]string{"user": "writer:writer-secret-0123456789"}
+	reader := map[string]string{"user": "reader:reader-secret-0123456789"}
+	for _, tc := range []struct {
+		method, path string
+		hdr          map[string]string
+		want         int
+	}{
+		{"PROPFIND", "/dav/", map[string]string{"Depth": "1"}, 401},
+		{"GET", "/dav/media/m.txt", nil, 401},
+		{"GET", "/dav/public/p.txt", nil, 200},
+		{"PROPFIND", "/dav/public/", map[string]string{"Depth": "1"}, 207},
+		{"PUT", "/dav/public/new.txt", nil, 401},
+		{"GET", "/dav/media/m.txt", reader, 200},
+		{"PUT", "/dav/media/r.txt", reader, 403},
+		{"GET", "/dav/secret/s.txt", reader, 403},
+		{"PUT", "/dav/media/w.txt", writer, 201},
+		{"MKCOL", "/dav/newbucket/", writer, 403},
+		{"MKCOL", "/dav/newbucket/", map[string]string{"user": "admin:admin-secret-0123456789"}, 201},
+		{"GET", "/dav/media/m.txt", map[string]string{"user": "writer:wrong-secret-0123456789"}, 401},
+		{"GET", "/dav/media/m.txt", map[string]string{"user": "reader:writer-secret-0123456789"}, 401},
+		{"GET", "/dav/media/m.txt", map[string]string{"Authorization": "Bearer writer-secret-0123456789"}, 200},
+		{"COPY", "/dav/media/m.txt", map[string]string{"user": "reader:reader-secret-0123456789", "Destination": "/dav/media/c.txt"}, 403},
+	} {
+		body := ""
+		if tc.method == "PUT" {
+			body = "x"
+		}
+		r := e.do(tc.method, tc.path, tc.hdr, body)
+		if r.status != tc.want {
+			t.Errorf("%s %s %v: %d %s, want %d", tc.method, tc.path, tc.hdr, r.status, r.body, tc.want)
+		}
+		if r.status == 401 && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic realm=") {
+			t.Errorf("%s %s: 401 with WWW-Authenticate %q", tc.method, tc.path, r.header.Get("WWW-Authenticate"))
+		}
+	}
+	// The root lists what the caller may read.
+	got := hrefs(t, e.must("PROPFIND", "/dav/", map[string]string{"Depth": "1", "user": "reader:reader-secret-0123456789"}, "", 207).body)
+	if want := []string{"/dav/", "/dav/media/", "/dav/public/"}; !slices.Equal(got, want) {
+		t.Errorf("root for the reader: %q, want %q", got, want)
+	}
+}
