@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -204,5 +205,197 @@ func TestWebDAVBadInput(t *testing.T) {
 	}
 	if st, _, b := davReq(t, "GET", base+"/box/dir/a.txt", davUser, davSecret, nil, ""); st != 200 || b != "a" {
 		t.Errorf("a.txt after the bad requests: %d %q", st, b)
+	}
+}
+
+// TestWebDAVRclone copies a tree (sizes 0 to 20 MiB, names with spaces
+// and non-ASCII characters, nested folders) into GridFS with rclone's
+// webdav backend, checks it byte for byte, and copies it back. The
+// owncloud vendor sends X-OC-Mtime, which must be kept.
+func TestWebDAVRclone(t *testing.T) {
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Fatalf("rclone is needed (test.sh installs it): %v", err)
+	}
+	addr := serveDAV(t, storetest.MustOpenDB(t))
+	if st, _, body := davReq(t, "MKCOL", "http://"+addr+"/dav/backup/", davUser, davSecret, nil, ""); st != http.StatusCreated {
+		t.Fatalf("MKCOL: %d %s", st, body)
+	}
+	src := t.TempDir()
+	mtime := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	files := map[string]int{
+		"empty": 0, "one byte": 1, "chunk exactly.bin": 261120, "chunk and one.bin": 261121,
+		"sub dir/ñandú é.txt": 1000, "sub dir/深い/日本語 ファイル.bin": 5 << 20, "big/twenty.bin": 20 << 20,
+	}
+	for name, size := range files {
+		p := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + len(name))
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass, err := run(t, os.Environ(), "rclone", "obscure", davSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "RCLONE_CONFIG="+filepath.Join(t.TempDir(), "none.conf"),
+		"RCLONE_CONFIG_GF_TYPE=webdav", "RCLONE_CONFIG_GF_URL=http://"+addr+"/dav/", "RCLONE_CONFIG_GF_VENDOR=owncloud",
+		"RCLONE_CONFIG_GF_USER="+davUser, "RCLONE_CONFIG_GF_PASS="+strings.TrimSpace(pass))
+	if out, err := run(t, env, "rclone", "copy", src, "gf:backup/tree"); err != nil {
+		t.Fatalf("rclone copy to WebDAV: %v\n%s", err, out)
+	}
+	if out, err := run(t, env, "rclone", "check", "--download", src, "gf:backup/tree"); err != nil {
+		t.Fatalf("rclone check --download: %v\n%s", err, out)
+	}
+	out, err := run(t, env, "rclone", "lsl", "gf:backup/tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "2021-03-04 05:06:07"); n != len(files) {
+		t.Errorf("%d of %d files kept their modification time:\n%s", n, len(files), out)
+	}
+	back := t.TempDir()
+	if out, err := run(t, env, "rclone", "copy", "gf:backup/tree", back); err != nil {
+		t.Fatalf("rclone copy from WebDAV: %v\n%s", err, out)
+	}
+	if out, err := run(t, env, "rclone", "check", src, back); err != nil {
+		t.Fatalf("the tree copied back differs: %v\n%s", err, out)
+	}
+}
+
+// TestWebDAVCadaver drives cadaver, neon's command-line client, through
+// a scripted session: folders, upload, copy, move, properties, a lock,
+// download, delete.
+func TestWebDAVCadaver(t *testing.T) {
+	if _, err := exec.LookPath("cadaver"); err != nil {
+		t.Fatalf("cadaver is needed (test.sh installs it): %v", err)
+	}
+	addr := serveDAV(t, storetest.MustOpenDB(t))
+	home := t.TempDir()
+	host, _, _ := strings.Cut(addr, ":")
+	if err := os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine "+host+"\nlogin "+davUser+"\npassword "+davSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "local.txt"), []byte("hello from cadaver\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "mkcol docs\ncd docs\nput local.txt f.txt\ncopy f.txt g.txt\nmove g.txt h.txt\n" +
+		"propset f.txt color blue\npropget f.txt color\nlock f.txt\nunlock f.txt\nget h.txt back.txt\ndelete f.txt\nls\nquit\n"
+	if st, _, body := davReq(t, "MKCOL", "http://"+addr+"/dav/cad/", davUser, davSecret, nil, ""); st != http.StatusCreated {
+		t.Fatalf("MKCOL: %d %s", st, body)
+	}
+	cmd := exec.Command("cadaver", "http://"+addr+"/dav/cad/")
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cadaver: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "succeeded"); n != 10 || strings.Contains(string(out), "failed") {
+		t.Errorf("cadaver: %d steps succeeded, want 10:\n%s", n, out)
+	}
+	if !strings.Contains(string(out), "Value of color is: blue") {
+		t.Errorf("propget did not read the property back:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "back.txt")); err != nil || string(b) != "hello from cadaver\n" {
+		t.Errorf("downloaded copy: %q, %v", b, err)
+	}
+	// What is left, through the HTTP API.
+	req, _ := http.NewRequest("GET", "http://"+addr+"/b/cad/docs/h.txt", nil)
+	req.Header.Set("Authorization", "Bearer "+davSecret)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != "hello from cadaver\n" {
+		t.Errorf("docs/h.txt through the HTTP API: %d %q", res.StatusCode, b)
+	}
+}
+
+// TestWebDAVInterop: a file written through WebDAV is a GridFS file that
+// PyMongo, the HTTP API and the S3 API read; files written through the
+// HTTP API and S3 appear in PROPFIND and read back through WebDAV.
+func TestWebDAVInterop(t *testing.T) {
+	if _, err := exec.LookPath("/usr/bin/python3"); err != nil {
+		t.Fatalf("/usr/bin/python3 with pymongo and boto3 is needed (test.sh installs them): %v", err)
+	}
+	db := storetest.MustOpenDB(t)
+	s3Addr := freeAddr(t)
+	addr := serveDAV(t, db, "--s3-listen", s3Addr)
+	base := "http://" + addr
+	content := strings.Repeat("written through WebDAV\n", 20000) // 460 KB: two chunks
+	for _, step := range []struct{ method, path, body string }{
+		{"MKCOL", "/dav/shared/", ""}, {"MKCOL", "/dav/shared/folder/", ""}, {"PUT", "/dav/shared/folder/from dav.txt", content},
+	} {
+		if st, _, b := davReq(t, step.method, base+step.path, davUser, davSecret, map[string]string{"Content-Type": "text/plain"}, step.body); st != http.StatusCreated {
+			t.Fatalf("%s %s: %d %s", step.method, step.path, st, b)
+		}
+	}
+	req, _ := http.NewRequest("PUT", base+"/b/shared/folder/from-http.txt", strings.NewReader("through the HTTP API"))
+	req.Header.Set("Authorization", "Bearer "+davSecret)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT through the HTTP API: %d", res.StatusCode)
+	}
+	script := `
+import boto3, sys, hashlib, gridfs, pymongo
+endpoint, uri, dbname = sys.argv[1:4]
+s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="` + davUser + `", aws_secret_access_key="` + davSecret + `", region_name="us-east-1")
+s3.put_object(Bucket="shared", Key="folder/from-s3.txt", Body=b"through S3")
+body = s3.get_object(Bucket="shared", Key="folder/from dav.txt")["Body"].read()
+print("s3", hashlib.sha256(body).hexdigest())
+db = pymongo.MongoClient(uri, serverSelectionTimeoutMS=10000)[dbname]
+fs = gridfs.GridFSBucket(db, bucket_name="shared")
+data = fs.open_download_stream_by_name("folder/from dav.txt").read()
+print("pymongo", hashlib.sha256(data).hexdigest())
+doc = db["shared.files"].find_one({"filename": "folder/from dav.txt"})
+print("doc", doc["length"], doc["chunkSize"], doc["sha256"], doc["metadata"]["contentType"], db["shared.chunks"].count_documents({"files_id": doc["_id"]}))
+`
+	out, err := run(t, s3Env(t, davSecret), "/usr/bin/python3", "-c", script, "http://"+s3Addr, storetest.URI(t), db.Name())
+	if err != nil {
+		t.Fatalf("boto3 and pymongo: %v\n%s", err, out)
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(content)))
+	for _, want := range []string{"s3 " + sum, "pymongo " + sum, fmt.Sprintf("doc %d 261120 %s text/plain 2", len(content), sum)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("python says:\n%s\nwant a line %q", out, want)
+		}
+	}
+	req, _ = http.NewRequest("GET", base+"/b/shared/folder/from%20dav.txt", nil)
+	req.Header.Set("Authorization", "Bearer "+davSecret)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != content {
+		t.Errorf("GET through the HTTP API: %d, %d bytes", res.StatusCode, len(b))
+	}
+	_, _, listing := davReq(t, "PROPFIND", base+"/dav/shared/folder/", davUser, davSecret, map[string]string{"Depth": "1"}, "")
+	for _, want := range []string{"/dav/shared/folder/from%20dav.txt", "/dav/shared/folder/from-http.txt", "/dav/shared/folder/from-s3.txt"} {
+		if !strings.Contains(listing, "<D:href>"+want+"</D:href>") {
+			t.Errorf("PROPFIND lacks %s:\n%s", want, listing)
+		}
+	}
+	for path, want := range map[string]string{"/dav/shared/folder/from-http.txt": "through the HTTP API", "/dav/shared/folder/from-s3.txt": "through S3"} {
+		if st, _, b := davReq(t, "GET", base+path, davUser, davSecret, nil, ""); st != 200 || b != want {
+			t.Errorf("GET %s through WebDAV: %d %q", path, st, b)
+		}
 	}
 }
