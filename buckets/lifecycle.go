@@ -1,6 +1,7 @@
 package buckets
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -135,6 +136,29 @@ func CheckLifecycle(rules []Rule) error {
 		ids[r.ID] = true
 	}
 	return nil
+}
+
+// ParseLifecycleJSON reads a list of rules as the HTTP API and the
+// command line take them ([{"prefix": "tmp/", "expireAfter": "30d"}, ...];
+// null is no rules) and checks them; unknown fields are errors. It returns
+// ErrInvalidLifecycle.
+func ParseLifecycleJSON(b []byte) ([]Rule, error) {
+	rules := []Rule{}
+	if t := bytes.TrimSpace(b); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return rules, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rules); err != nil {
+		if errors.Is(err, ErrInvalidLifecycle) {
+			return nil, err
+		}
+		return nil, fmt.Errorf(`%w: %v (rules are a list such as [{"prefix": "tmp/", "expireAfter": "30d"}, {"keepRevisions": 3, "expireOldRevisionsAfter": "7d", "abortUnfinishedAfter": "1d"}])`, ErrInvalidLifecycle, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: more than one JSON value", ErrInvalidLifecycle)
+	}
+	return rules, CheckLifecycle(rules)
 }
 
 func newRuleID(taken map[string]bool) string {

@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -81,7 +80,7 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 	}
 	for k, v := range fields {
 		if k == "lifecycle" {
-			if s.Lifecycle, err = lifecycleRules(v); err != nil {
+			if s.Lifecycle, err = buckets.ParseLifecycleJSON(v); err != nil {
 				return s, err
 			}
 			continue
@@ -105,24 +104,6 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 		}
 	}
 	return s, nil
-}
-
-// lifecycleRules reads the "lifecycle" setting: a list of rules (see
-// buckets.Rule), of which null or [] removes them all.
-func lifecycleRules(v json.RawMessage) ([]buckets.Rule, error) {
-	rules := []buckets.Rule{}
-	if isNull(v) {
-		return rules, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rules); err != nil {
-		if errors.Is(err, buckets.ErrInvalidLifecycle) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %v (a rule is {\"prefix\": \"tmp/\", \"expireAfter\": \"30d\", \"keepRevisions\": 3, \"expireOldRevisionsAfter\": \"7d\", \"abortUnfinishedAfter\": \"1d\"})", buckets.ErrInvalidLifecycle, err)
-	}
-	return rules, buckets.CheckLifecycle(rules)
 }
 
 // dropBucket serves DELETE /buckets/{bucket}; a bucket holding files is

@@ -274,6 +274,7 @@ func (s *Server) getObject(req *request) error {
 	}
 	h := req.w.Header()
 	setObjectHeaders(h, f)
+	setExpiration(h, b, f)
 	if err := readPreconditions(r.Header, objectETag(f), f.UploadDate); err != nil {
 		return err
 	}
@@ -488,6 +489,7 @@ func (s *Server) putObject(req *request) error {
 	h := req.w.Header()
 	h.Set("ETag", objectETag(f))
 	h.Set("x-amz-version-id", versionID(f.ID))
+	setExpiration(h, b, f)
 	h.Set("Content-Length", "0")
 	req.w.WriteHeader(http.StatusOK)
 	return nil

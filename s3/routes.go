@@ -10,7 +10,7 @@ import (
 // unsupported are the sub-resources S3 knows and gridfsd does not serve;
 // they answer NotImplemented rather than being taken for plain requests.
 var unsupported = []string{
-	"acl", "policy", "cors", "lifecycle", "tagging", "website", "logging", "notification",
+	"acl", "policy", "cors", "tagging", "website", "logging", "notification",
 	"replication", "encryption", "object-lock", "retention", "legal-hold", "accelerate",
 	"requestPayment", "analytics", "inventory", "metrics", "intelligent-tiering",
 	"ownershipControls", "publicAccessBlock", "torrent", "restore", "select", "attributes",
@@ -50,6 +50,9 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 	}
 	switch req.r.Method {
 	case http.MethodPut:
+		if q.Has("lifecycle") {
+			return op("PutBucketLifecycleConfiguration", auth.Admin, s.putLifecycle)
+		}
 		if q.Has("versioning") {
 			return op("PutBucketVersioning", auth.Admin, func(*request) error { return ErrNotImplemented })
 		}
@@ -57,6 +60,9 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 	case http.MethodHead:
 		return op("HeadBucket", auth.Read, s.headBucket)
 	case http.MethodDelete:
+		if q.Has("lifecycle") {
+			return op("DeleteBucketLifecycle", auth.Admin, s.deleteLifecycle)
+		}
 		return op("DeleteBucket", auth.Admin, s.deleteBucket)
 	case http.MethodPost:
 		if q.Has("delete") {
@@ -66,6 +72,8 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 		switch {
 		case q.Has("location"):
 			return op("GetBucketLocation", auth.Read, s.bucketLocation)
+		case q.Has("lifecycle"):
+			return op("GetBucketLifecycleConfiguration", auth.Read, s.getLifecycle)
 		case q.Has("versioning"):
 			return op("GetBucketVersioning", auth.Read, s.bucketVersioning)
 		case q.Has("versions"):

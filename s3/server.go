@@ -268,7 +268,7 @@ func (s *Server) writeError(req *request, err error) {
 		return // too late for an error document: the body has started
 	}
 	h := req.w.Header()
-	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "Content-Disposition", "Content-Encoding"} {
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "x-amz-expiration", "Content-Disposition", "Content-Encoding"} {
 		h.Del(k)
 	}
 	for k := range h {

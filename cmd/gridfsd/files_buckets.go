@@ -50,7 +50,7 @@ func (a *app) bucketsCommand() *cobra.Command {
 	}
 	cmd.Flags().Bool(config.KeyQuiet, false, "print no log lines on stderr, only errors")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document per bucket instead")
-	cmd.AddCommand(a.bucketsCreateCommand(), a.bucketsDropCommand())
+	cmd.AddCommand(a.bucketsCreateCommand(), a.bucketsDropCommand(), a.bucketsLifecycleCommand())
 	return cmd
 }
 
@@ -119,5 +119,60 @@ func (a *app) bucketsDropCommand() *cobra.Command {
 	}
 	cmd.Flags().Bool(config.KeyQuiet, false, "print no log lines on stderr, only errors")
 	cmd.Flags().BoolVar(&force, "force", false, "drop the bucket even if it holds files")
+	return cmd
+}
+
+func (a *app) bucketsLifecycleCommand() *cobra.Command {
+	var set string
+	var clear bool
+	cmd := &cobra.Command{
+		Use:   "lifecycle <name> [--set JSON | --clear]",
+		Short: "Print a bucket's lifecycle rules as JSON, or replace them with --set, or remove them with --clear",
+		Long: `Print a bucket's lifecycle rules as JSON, or replace them with --set, or remove them with --clear.
+A rule: {"id": "tmp", "prefix": "tmp/", "expireAfter": "30d", "expireDate": "2030-01-01T00:00:00Z",
+"keepRevisions": 3, "expireOldRevisionsAfter": "7d", "abortUnfinishedAfter": "1d", "disabled": false}
+(docs/API.md, "Expiry and lifecycle"). Files a rule expires are invisible through gridfsd at once;
+the sweeper of a running gateway removes them, and until then other GridFS tools still see them.`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if set != "" && clear {
+				return usagef("--set and --clear exclude each other")
+			}
+			var rules []buckets.Rule
+			if set != "" || clear {
+				var err error
+				if rules, err = buckets.ParseLifecycleJSON([]byte(set)); err != nil {
+					return usagef("--set: %v", err)
+				}
+			}
+			s, err := a.open(cmd, false)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			b, err := s.db.Bucket(s.ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if set != "" || clear {
+				if b, err = s.db.SetLifecycle(s.ctx, args[0], rules); err != nil {
+					return err
+				}
+				s.logf("set %d lifecycle rules of bucket %s", len(rules), args[0])
+			}
+			out, err := json.Marshal(b.Settings().Lifecycle)
+			if err != nil {
+				return err
+			}
+			if string(out) == "null" {
+				out = []byte("[]")
+			}
+			_, err = fmt.Fprintf(s.out(), "%s\n", out)
+			return err
+		},
+	}
+	cmd.Flags().Bool(config.KeyQuiet, false, "print no log lines on stderr, only errors")
+	cmd.Flags().StringVar(&set, "set", "", `replace the rules with this JSON list, such as '[{"prefix": "tmp/", "expireAfter": "7d"}]'`)
+	cmd.Flags().BoolVar(&clear, "clear", false, "remove every rule")
 	return cmd
 }

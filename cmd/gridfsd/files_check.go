@@ -175,11 +175,20 @@ func (a *app) fsckCommand() *cobra.Command {
 				}
 				s.logf("removed %d orphaned chunks of %d files", chunks, len(removed))
 			}
+			// Not damage: gridfsd hides them already, and the expiry
+			// sweeper of a running gateway removes them.
+			expired, err := s.bucket.ExpiredPresent(s.ctx)
+			if err != nil {
+				return err
+			}
+			if expired > 0 {
+				fmt.Fprintf(w, "expired\t%d files\tpast their expiry, still stored: other GridFS tools see them until the expiry sweeper removes them\n", expired)
+			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			s.logf("checked %d files and %d chunks in %s: %d damaged files, %d orphaned chunks of %d files older than %s, %d files_ids with recent chunks left alone (uploads in progress?)",
-				rep.Files, rep.Chunks, took(start, -1), len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending))
+			s.logf("checked %d files and %d chunks in %s: %d damaged files, %d orphaned chunks of %d files older than %s, %d files_ids with recent chunks left alone (uploads in progress?), %d expired files still stored",
+				rep.Files, rep.Chunks, took(start, -1), len(rep.Damaged), orphanChunks, len(rep.Old), grace, len(rep.Pending), expired)
 			switch {
 			case len(rep.Damaged) > 0:
 				return damagef("%d damaged files in bucket %s (verify shows what is wrong with them)", len(rep.Damaged), s.bucket.Name())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/spf13/cobra"
@@ -85,6 +86,7 @@ type putOptions struct {
 	local       string
 	contentType string
 	replace     bool
+	expires     string
 }
 
 func (o *putOptions) flags(cmd *cobra.Command) {
@@ -92,6 +94,19 @@ func (o *putOptions) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&o.local, "local", "l", "", `local file to read ("-" for stdin); default: the GridFS name`)
 	cmd.Flags().StringVarP(&o.contentType, "type", "t", "", "content type, stored as metadata.contentType")
 	cmd.Flags().BoolVarP(&o.replace, "replace", "r", false, "remove the older revisions of the name once the new file is stored")
+	cmd.Flags().StringVar(&o.expires, "expires", "", "the file expires then: an RFC 3339 or HTTP date, or a delay such as 3600s, 90m, 72h or 30d")
+}
+
+// expireAt is --expires as an instant; zero when not given.
+func (o putOptions) expireAt() (time.Time, error) {
+	if o.expires == "" {
+		return time.Time{}, nil
+	}
+	at, err := buckets.ParseExpiry(o.expires, time.Now())
+	if err != nil {
+		return at, usagef("--expires: %v", err)
+	}
+	return at, nil
 }
 
 func (a *app) putCommand() *cobra.Command {
@@ -152,13 +167,17 @@ func (s *session) put(name string, id any, o putOptions) error {
 	if local == "" {
 		local = name
 	}
+	expireAt, err := o.expireAt()
+	if err != nil {
+		return err
+	}
 	in, size, err := openLocal(s.cmd, local)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
 	s.logf("adding gridFile: %s", name)
-	up, err := s.bucket.OpenUpload(s.ctx, name, buckets.UploadOptions{ID: id, ContentType: o.contentType})
+	up, err := s.bucket.OpenUpload(s.ctx, name, buckets.UploadOptions{ID: id, ContentType: o.contentType, ExpireAt: expireAt})
 	if err != nil {
 		return err
 	}
