@@ -34,11 +34,18 @@ const renameBatch = 500
 
 // HasPrefix reports whether any file's name starts with prefix.
 func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
-	page, err := b.Find(ctx, Query{Prefix: prefix, Limit: 1})
-	if err != nil {
+	// A page may come out empty with more to come, when lifecycle rules
+	// hide the revisions on it: read on until a file or the end.
+	found := false
+	errFound := errors.New("found")
+	err := b.Each(ctx, Query{Prefix: prefix, Limit: 10}, func(*File) error {
+		found = true
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
 		return false, err
 	}
-	return len(page.Files) > 0, nil
+	return found, nil
 }
 
 // RenamePrefix gives every file whose name starts with old (every revision)
