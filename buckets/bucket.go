@@ -131,11 +131,12 @@ func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*Fi
 // Open returns a reader of f's content. Reading it reports ErrChunkMissing
 // or ErrChunkSize when the stored chunks do not match f.
 func (b *Bucket) Open(ctx context.Context, f *File) (*Download, error) {
-	r, err := chunker.NewReader(ctx, b.chunks, chunker.File{ID: f.ID, Length: f.Length, ChunkSize: f.ChunkSize})
+	r, err := chunker.NewReader(ctx, b.chunks, chunker.File{ID: f.ID, Length: f.Length, ChunkSize: f.ChunkSize, Version: fileVersion(f)})
 	if err != nil {
 		return nil, err
 	}
 	r.ShareReadahead(b.db.downloads)
+	r.ShareCache(b.db.cache)
 	return &Download{Reader: r, File: f}, nil
 }
 
@@ -168,8 +169,8 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 	if err != nil {
 		return fmt.Errorf("delete file %v: %w", id, err)
 	}
-	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
-		return fmt.Errorf("delete chunks of %v: %w", id, err)
+	if _, err := b.deleteChunks(ctx, id); err != nil {
+		return err
 	}
 	if res.DeletedCount == 0 {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
@@ -300,7 +301,9 @@ func (b *Bucket) Drop(ctx context.Context) error {
 	if err := b.files.Drop(ctx); err != nil {
 		return fmt.Errorf("drop %s: %w", b.files.Name(), err)
 	}
-	if err := b.chunks.Drop(ctx); err != nil {
+	err := b.chunks.Drop(ctx)
+	b.db.cache.InvalidateCollection(b.chunks)
+	if err != nil {
 		return fmt.Errorf("drop %s: %w", b.chunks.Name(), err)
 	}
 	if _, err := b.db.db.Collection(SettingsCollection).DeleteOne(ctx, bson.D{{Key: "_id", Value: b.name}}); err != nil {

@@ -175,8 +175,8 @@ func (u *Upload) Commit() (*File, error) {
 		// a while and nobody sees them any more.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), DeleteTimeout)
 		defer cancel()
-		if _, err := u.b.chunks.DeleteMany(dctx, bson.D{{Key: "files_id", Value: u.replaced.ID}}); err != nil {
-			u.replaceErr = fmt.Errorf("delete chunks of %v: %w", u.replaced.ID, err)
+		if _, err := u.b.deleteChunks(dctx, u.replaced.ID); err != nil {
+			u.replaceErr = err
 		}
 	}
 	return f, nil
@@ -406,8 +406,8 @@ func (b *Bucket) DeleteIf(ctx context.Context, id any, cond Conditions) error {
 		return err
 	}
 	// The lease is given back: nobody sees these chunks any more.
-	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
-		return fmt.Errorf("delete chunks of %v: %w", id, err)
+	if _, err := b.deleteChunks(ctx, id); err != nil {
+		return err
 	}
 	return nil
 }
@@ -476,8 +476,8 @@ func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions)
 		return 0, err
 	}
 	for _, id := range ids {
-		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
-			return 0, fmt.Errorf("delete chunks of %v: %w", id, err)
+		if _, err := b.deleteChunks(ctx, id); err != nil {
+			return 0, err
 		}
 	}
 	return len(ids), nil

@@ -55,6 +55,7 @@ type DB struct {
 
 	uploads   *chunker.Budget
 	downloads *chunker.ReadBudget
+	cache     *chunker.Cache // chunks downloads share (cache.go)
 
 	types storeTypes // the BSON types the store lacks
 
@@ -104,7 +105,7 @@ const (
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(ConcurrentReads, DownloadBufferBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(ConcurrentReads, DownloadBufferBytes), cache: chunker.NewCache(DefaultChunkCacheBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
 }
 
 // SetLogger sets where d reports what it passes over without failing (a

@@ -234,6 +234,9 @@ func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (removed [
 			continue
 		}
 		res, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "$or", Value: or}})
+		for _, o := range gone {
+			b.db.cache.Invalidate(b.chunks, o.FilesID)
+		}
 		if err != nil {
 			return removed, chunks, fmt.Errorf("remove orphans: %w", err)
 		}

@@ -281,8 +281,8 @@ func (p *PartUpload) Abort() error {
 }
 
 func (b *Bucket) removeChunksOf(ctx context.Context, filesID any) error {
-	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: filesID}}); err != nil {
-		return fmt.Errorf("remove chunks of %v: %w", filesID, err)
+	if _, err := b.deleteChunks(ctx, filesID); err != nil {
+		return fmt.Errorf("remove chunks: %w", err)
 	}
 	return nil
 }
@@ -418,6 +418,8 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 			{Key: "$set", Value: bson.D{{Key: "files_id", Value: mu.FileID}}},
 			{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(i) * perPart}}},
 		})
+		b.db.cache.Invalidate(b.chunks, p.FilesID)
+		b.db.cache.Invalidate(b.chunks, mu.FileID)
 		if err != nil {
 			return nil, fmt.Errorf("complete %q: move chunks of part %d: %w", mu.Filename, p.Number, err)
 		}

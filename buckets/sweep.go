@@ -213,8 +213,8 @@ func (b *Bucket) removeExpired(ctx context.Context, c candidate) (bool, error) {
 	if r.DeletedCount == 0 {
 		return false, nil
 	}
-	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: c.id}}); err != nil {
-		return true, fmt.Errorf("sweep chunks of %v: %w", c.id, err)
+	if _, err := b.deleteChunks(ctx, c.id); err != nil {
+		return true, fmt.Errorf("sweep: %w", err)
 	}
 	return true, nil
 }
@@ -234,8 +234,8 @@ func (b *Bucket) finishPending(ctx context.Context, pending []bson.RawValue) err
 		if !errors.Is(err, mongo.ErrNoDocuments) {
 			return fmt.Errorf("sweep: finish %v: %w", id, err)
 		}
-		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}}); err != nil {
-			return fmt.Errorf("sweep: finish chunks of %v: %w", id, err)
+		if _, err := b.deleteChunks(ctx, id); err != nil {
+			return fmt.Errorf("sweep: finish: %w", err)
 		}
 	}
 	return nil

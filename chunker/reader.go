@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,36 +16,50 @@ import (
 
 // maxReadaheadBytes caps how far a sequential reader fetches ahead of the
 // client. The read-ahead starts at nothing after a seek and grows with what
-// the client has read through the same cursor (see Read).
+// the client has read since (see Read).
 const maxReadaheadBytes = 4 << 20
-
-// maxQueuedChunks bounds the queue of a stream in chunks, for files of tiny
-// chunks; the read-ahead is then smaller than maxReadaheadBytes.
-const maxQueuedChunks = 1024
 
 // File is what a Reader needs to know of a files document.
 type File struct {
 	ID        any
 	Length    int64
 	ChunkSize int
+	// Version tells contents under one ID apart, for a Cache: anything
+	// that changes when a file is deleted and written again under the same
+	// ID (buckets uses the files document's uploadDate and SHA-256). Empty
+	// is a version too.
+	Version string
 }
 
 // Reader reads the chunks of one file. It is an io.ReadSeeker whose Seek is
 // O(1) and never reads the chunks it skips, and an io.ReaderAt safe for
-// concurrent use. Sequential reads share one cursor that prefetches the next
-// batch while the current one is served.
+// concurrent use. Chunks come through a Cache (see ShareCache), so that
+// Readers of the same chunks share one fetch; sequential reads fetch the
+// next batch while the current one is served.
 type Reader struct {
 	ctx    context.Context
 	chunks *mongo.Collection
 	file   File
 	chunkN int64 // number of chunks
 
-	pos    int64
-	cur    []byte // data of chunk curN
-	curN   int64
-	stream *stream
-	closed bool
-	budget *ReadBudget // shared with other Readers, or nil
+	cache *Cache  // shared with other Readers, or a private one
+	key   fileRef // the file in cache
+
+	pos  int64
+	cur  *entry // chunk curN, held
+	curN int64
+	// win holds the chunks fetched ahead, winFrom onwards; runStart is
+	// the chunk where the current sequential run began (-1: none yet):
+	// the read-ahead grows with the chunks read since.
+	win      []*entry
+	winFrom  int64
+	runStart int64
+	// wantFrom..wantTo are the chunks this Reader told the cache it is
+	// about to need (see Cache).
+	wantFrom, wantTo int64
+	loads            sync.WaitGroup // fetches this Reader started
+	closed           bool
+	budget           *ReadBudget // shared with other Readers, or nil
 
 	// expectFrom and expectEnd are the bytes a client said it will read
 	// (see Expect).
@@ -52,7 +67,7 @@ type Reader struct {
 
 	// fetched counts the chunk bytes received from the store, by Read's
 	// read-ahead and by ReadAt, for metrics and tests of the read path's
-	// cost. Atomic: the read-ahead goroutine and ReadAt calls add to it.
+	// cost. Atomic: fetches run in goroutines and ReadAt calls add to it.
 	fetched atomic.Int64
 }
 
@@ -71,18 +86,32 @@ func NewReader(ctx context.Context, chunks *mongo.Collection, file File) (*Reade
 			return nil, fmt.Errorf("file %v: %w", file.ID, err)
 		}
 	}
-	r := &Reader{ctx: ctx, chunks: chunks, file: file, curN: -1}
+	r := &Reader{ctx: ctx, chunks: chunks, file: file, curN: -1, runStart: -1, cache: NewCache(0)}
+	r.key, _ = ref(chunks, file)
 	if file.Length > 0 {
 		r.chunkN = chunkCount(file.Length, file.ChunkSize)
 	}
 	return r, nil
 }
 
+// ShareCache makes r read its chunks through c, shared with the other
+// Readers of c, instead of a cache of its own that keeps nothing. Call it
+// before the first Read.
+func (r *Reader) ShareCache(c *Cache) {
+	if c == nil || r.closed || r.cur != nil || len(r.win) > 0 {
+		return
+	}
+	if _, ok := ref(r.chunks, r.file); ok {
+		r.cache = c
+	}
+}
+
 // Size is the file's length.
 func (r *Reader) Size() int64 { return r.file.Length }
 
 // Fetched is the number of chunk bytes this reader has received from the
-// store so far, read-ahead and ReadAt included.
+// store so far, read-ahead and ReadAt included: chunks it found in the
+// cache cost nothing.
 func (r *Reader) Fetched() int64 { return r.fetched.Load() }
 
 // Read reads from the current offset. It returns an error wrapping
@@ -95,20 +124,20 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if r.pos >= r.file.Length {
 		return 0, io.EOF
 	}
-	// The stream may fetch the chunks this Read needs and, when the Read
-	// continues the stream's, as many more as the client has already read
-	// through it: nothing after a seek, then a window that grows while the
+	// The read may fetch the chunks this Read needs and, when the Read
+	// continues the last one, as many more as the client has already read
+	// in this run: nothing after a seek, then a window that grows while the
 	// client keeps reading, the way the kernel's readahead does. So a short
 	// range costs only its own chunks.
 	cs := int64(r.file.ChunkSize)
 	limit := (min(r.pos+int64(len(p)), r.file.Length) - 1) / cs
-	switch s, k := r.stream, r.pos/cs; {
+	switch k := r.pos / cs; {
 	case r.pos >= r.expectFrom && r.pos < r.expectEnd:
 		// The client said where it stops: through there at once, and
 		// nothing past it.
 		limit = max(limit, min((min(r.expectEnd, r.file.Length)-1)/cs, k+r.maxAhead()-1))
-	case s != nil && (s.next == k || r.curN == k):
-		limit = min(limit+min(s.next-s.first, r.maxAhead()), r.chunkN-1)
+	case r.runStart >= 0 && (k == r.curN || k == r.curN+1):
+		limit = min(limit+min(r.curN+1-r.runStart, r.maxAhead()), r.chunkN-1)
 	}
 	n := 0
 	for n < len(p) && r.pos < r.file.Length {
@@ -119,37 +148,179 @@ func (r *Reader) Read(p []byte) (int, error) {
 			}
 		}
 		off := r.pos - k*cs
-		c := copy(p[n:], r.cur[off:])
+		c := copy(p[n:], r.cur.data[off:])
 		n += c
 		r.pos += int64(c)
 	}
 	return n, nil
 }
 
-// load makes chunk k current, from the open stream when it is positioned
-// there, else from a new stream starting at k. The stream may fetch up to
-// chunk limit.
+// maxLoadAttempts bounds how often a Reader waits for a chunk whose fetch
+// another Reader abandoned before it fetches it itself.
+const maxLoadAttempts = 3
+
+// load makes chunk k current, from the read-ahead when it continues the
+// run, else starting a new run at k. The read-ahead may fetch up to chunk
+// limit.
 func (r *Reader) load(k, limit int64) error {
-	if r.stream == nil || r.stream.next != k {
-		r.stopStream()
-		r.stream = r.openStream(k, limit)
+	if r.runStart < 0 || k != r.curN+1 {
+		r.dropWindow(k)
+		r.runStart = k
 	}
-	r.stream.allow(limit)
-	c, err := r.stream.take()
-	if err != nil {
-		r.stopStream()
-		return err
+	for attempt := 1; ; attempt++ {
+		r.fill(k, limit)
+		e := r.win[0]
+		err := r.wait(e)
+		if err == nil {
+			break
+		}
+		if !e.abandoned || r.ctx.Err() != nil || attempt == maxLoadAttempts {
+			r.dropWindow(k)
+			return err
+		}
+		r.dropWindow(k)
 	}
-	putBuffer(r.cur)
-	r.cur, r.curN = c, k
+	if r.cur != nil {
+		r.cache.release(r.cur)
+	}
+	r.cur, r.curN = r.win[0], k
+	r.win[0] = nil
+	r.win = r.win[1:]
+	r.winFrom++
+	r.watch(k)
 	return nil
+}
+
+// fill makes the read-ahead window reach towards limit. The window is
+// fetched in batches of half the largest read-ahead: a batch goes out when
+// the reader allows a whole one, or when the window is empty and the
+// reader waits for chunk k; without the first condition the window would
+// be refilled a chunk at a time, a query each. So the store works while
+// the client reads the other half.
+func (r *Reader) fill(k, limit int64) {
+	half := max(r.maxAhead()/2, 1)
+	for {
+		a := r.winFrom + int64(len(r.win))
+		if a > limit || (a > k && limit < min(a+half-1, r.chunkN-1)) {
+			return
+		}
+		r.fetch(a, min(limit, a+half-1))
+	}
+}
+
+// fetch adds chunks first..last to the window: those in the cache or on
+// their way held, the others fetched, each run of them with one query.
+func (r *Reader) fetch(first, last int64) {
+	var run []*entry
+	start := first
+	for n := first; n <= last; n++ {
+		e, created := r.cache.acquire(r.key, n)
+		r.win = append(r.win, e)
+		if created {
+			if len(run) == 0 {
+				start = n
+			}
+			run = append(run, e)
+			continue
+		}
+		if len(run) > 0 {
+			r.goLoad(start, run)
+			run = nil
+		}
+	}
+	if len(run) > 0 {
+		r.goLoad(start, run)
+	}
+}
+
+func (r *Reader) goLoad(first int64, run []*entry) {
+	r.loads.Add(1)
+	go func() {
+		defer r.loads.Done()
+		r.loadRun(r.ctx, first, run)
+	}()
+}
+
+// loadRun fetches chunks first.. into the entries run, which the caller
+// created, with one query, and finishes each as it arrives.
+func (r *Reader) loadRun(ctx context.Context, first int64, run []*entry) {
+	fail := func(from int, err error) {
+		abandoned := ctx.Err() != nil
+		for _, e := range run[from:] {
+			r.cache.finish(e, nil, err, abandoned)
+		}
+	}
+	last := first + int64(len(run)) - 1
+	cur, err := r.find(ctx, first, last, int32(len(run)))
+	if err != nil {
+		fail(0, err)
+		return
+	}
+	defer closeCursor(ctx, cur)
+	for i, e := range run {
+		data, err := r.next(ctx, cur, first+int64(i))
+		if err != nil {
+			fail(i, err)
+			return
+		}
+		r.fetched.Add(int64(len(data)))
+		r.cache.finish(e, data, nil, false)
+	}
+}
+
+// wait waits until e is loaded.
+func (r *Reader) wait(e *entry) error {
+	select {
+	case <-e.ready:
+		return e.err
+	default:
+	}
+	select {
+	case <-e.ready:
+		return e.err
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// dropWindow gives back the read-ahead; the next is fetched from chunk k.
+func (r *Reader) dropWindow(k int64) {
+	for i, e := range r.win {
+		r.cache.release(e)
+		r.win[i] = nil
+	}
+	r.win = r.win[:0]
+	r.winFrom = k
+}
+
+// watch tells the cache that this Reader is about to need the chunks from
+// k for wantHorizon, instead of those it said before.
+// A client that said where it stops (Expect) needs nothing past there.
+// k < 0 withdraws what it said.
+func (r *Reader) watch(k int64) {
+	var from, to int64
+	if k >= 0 {
+		from, to = k, min(k+int64(max(wantHorizon/r.file.ChunkSize, 1)), r.chunkN)
+		if r.pos >= r.expectFrom && r.pos < r.expectEnd {
+			to = min(to, (min(r.expectEnd, r.file.Length)-1)/int64(r.file.ChunkSize)+1)
+		}
+	}
+	if from < r.wantTo && to > r.wantFrom && from >= r.wantFrom && to >= r.wantTo {
+		// the window slid forward: only its ends change
+		r.cache.want(r.key, r.wantFrom, from, -1)
+		r.cache.want(r.key, r.wantTo, to, 1)
+	} else {
+		r.cache.want(r.key, r.wantFrom, r.wantTo, -1)
+		r.cache.want(r.key, from, to, 1)
+	}
+	r.wantFrom, r.wantTo = from, to
 }
 
 // Expect tells r that its client will read the bytes from off to end
 // (exclusive), as an HTTP range with both ends says: a Read in them fetches
 // through end in one batch, within the read-ahead, instead of only the
 // chunks its buffer covers, so a range over two chunks costs one query, not
-// a query and a getMore. Reads elsewhere are unaffected.
+// two. Reads elsewhere are unaffected.
 func (r *Reader) Expect(off, end int64) {
 	r.expectFrom, r.expectEnd = off, end
 }
@@ -176,9 +347,9 @@ func (r *Reader) Seek(offset int64, whence int) (int64, error) {
 	return offset, nil
 }
 
-// ReadAt reads len(p) bytes at off with one query for exactly the chunks that
-// hold them. It does not move the offset of Read and may run concurrently
-// with other ReadAt calls.
+// ReadAt reads len(p) bytes at off, fetching those of its chunks that are
+// not in the cache with one query per run of them. It does not move the
+// offset of Read and may run concurrently with other ReadAt calls.
 func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	if r.closed {
 		return 0, ErrClosed
@@ -192,22 +363,37 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	end := min(off+int64(len(p)), r.file.Length)
 	cs := int64(r.file.ChunkSize)
 	first, last := off/cs, (end-1)/cs
-	cur, err := r.find(r.ctx, first, last, int32(last-first+1))
-	if err != nil {
-		return 0, err
-	}
-	defer closeCursor(r.ctx, cur)
-	n := 0
+	es := make([]*entry, 0, last-first+1)
+	defer func() {
+		for _, e := range es {
+			r.cache.release(e)
+		}
+	}()
+	var run []*entry
+	start := first
 	for k := first; k <= last; k++ {
-		data, err := r.next(r.ctx, cur, k)
-		if err != nil {
+		e, created := r.cache.acquire(r.key, k)
+		es = append(es, e)
+		if created {
+			if len(run) == 0 {
+				start = k
+			}
+			run = append(run, e)
+		}
+		if len(run) > 0 && (!created || k == last) {
+			r.loadRun(r.ctx, start, run)
+			run = nil
+		}
+	}
+	n := 0
+	for i, e := range es {
+		k := first + int64(i)
+		if err := r.wait(e); err != nil {
 			return n, err
 		}
-		r.fetched.Add(int64(len(data)))
 		lo := max(off-k*cs, 0)
-		hi := min(end-k*cs, int64(len(data)))
-		n += copy(p[n:], data[lo:hi])
-		putBuffer(data)
+		hi := min(end-k*cs, int64(len(e.data)))
+		n += copy(p[n:], e.data[lo:hi])
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -215,7 +401,8 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// Close releases the cursor and buffers.
+// Close releases the chunks it holds, once the fetches it started are
+// done.
 func (r *Reader) Close() error {
 	if r.closed {
 		return nil
@@ -224,17 +411,14 @@ func (r *Reader) Close() error {
 	if r.budget != nil {
 		r.budget.active.Add(-1)
 	}
-	r.stopStream()
-	putBuffer(r.cur)
-	r.cur, r.curN = nil, -1
-	return nil
-}
-
-func (r *Reader) stopStream() {
-	if r.stream != nil {
-		r.stream.stop()
-		r.stream = nil
+	r.loads.Wait()
+	r.dropWindow(0)
+	if r.cur != nil {
+		r.cache.release(r.cur)
 	}
+	r.cur, r.curN = nil, -1
+	r.watch(-1)
+	return nil
 }
 
 // find opens a cursor over chunks first..last, sorted by n, through the
@@ -297,151 +481,6 @@ func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, 
 // maxAhead is the largest read-ahead in chunks.
 func (r *Reader) maxAhead() int64 {
 	return int64(max(r.budget.share()/r.file.ChunkSize, 1))
-}
-
-// stream delivers chunks next, next+1, ... of a file from one cursor, read
-// ahead by a goroutine so that the store's latency overlaps the client's.
-type stream struct {
-	ctx    context.Context
-	first  int64 // the chunk the stream started at
-	next   int64 // the chunk take returns next
-	chunks chan streamed
-	cancel context.CancelFunc
-	done   chan struct{}
-	// limit is the last chunk the goroutine may fetch; the reader raises
-	// it (allow) before it waits for a chunk, and raised wakes the
-	// goroutine waiting for it.
-	limit  atomic.Int64
-	raised chan struct{}
-}
-
-// allow lets the goroutine fetch up to chunk last.
-func (s *stream) allow(last int64) {
-	if last <= s.limit.Load() {
-		return
-	}
-	s.limit.Store(last) // only the reader raises it
-	s.wake()
-}
-
-// wait blocks the goroutine until it may fetch chunk k and it is time to:
-// when the reader allows a batch of want chunks from k (last, the file's
-// last chunk, ends a shorter one), or when the reader has taken every chunk
-// sent, so that it waits for chunk k. Without the first condition the
-// goroutine would refill the queue a chunk at a time, one getMore each.
-func (s *stream) wait(k, want, last int64) bool {
-	for {
-		if l := s.limit.Load(); l >= min(k+want-1, last) || (l >= k && len(s.chunks) == 0) {
-			return true
-		}
-		select {
-		case <-s.raised:
-		case <-s.ctx.Done():
-			return false
-		}
-	}
-}
-
-// wake tells the goroutine that the reader's state changed.
-func (s *stream) wake() {
-	select {
-	case s.raised <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
-
-type streamed struct {
-	data []byte
-	err  error
-}
-
-// openStream starts a stream at chunk first whose first batch holds the
-// chunks first..last.
-//
-// The goroutine copies each batch out of the cursor into a queue that holds
-// up to the largest read-ahead, and fetches the next batch, of half that,
-// while the reader still has half of it to serve: so the store works while
-// the client reads, instead of waiting for the client to empty each batch.
-// The chunks fetched and not yet read never exceed the read-ahead the reader
-// allows (see Read), so a stream holds at most 1.5 times the read-ahead: the
-// queue and the cursor's batch.
-func (r *Reader) openStream(first, last int64) *stream {
-	ctx, cancel := context.WithCancel(r.ctx)
-	// The queue has room for the largest read-ahead a reader may get; the
-	// limit keeps it within the reader's share of a budget.
-	room := min(max(maxReadaheadBytes/r.file.ChunkSize, 1), maxQueuedChunks)
-	s := &stream{ctx: ctx, first: first, next: first, chunks: make(chan streamed, room), cancel: cancel,
-		done: make(chan struct{}), raised: make(chan struct{}, 1)}
-	s.limit.Store(last)
-	half := func() int64 { return max(r.maxAhead()/2, 1) }
-	// batch is the size of the next batch: up to the limit, at most half
-	// the read-ahead.
-	batch := func(k int64) int32 { return int32(min(s.limit.Load()-k+1, half())) }
-	go func() {
-		defer close(s.done)
-		defer close(s.chunks)
-		cur, err := r.find(ctx, first, r.chunkN-1, batch(first))
-		if err != nil {
-			s.send(ctx, streamed{err: err})
-			return
-		}
-		defer closeCursor(ctx, cur)
-		for k := first; k < r.chunkN; k++ {
-			if k > first && cur.RemainingBatchLength() == 0 {
-				// The next Next issues a getMore: wait until the client
-				// may want chunk k, then fetch what it allows.
-				if !s.wait(k, half(), r.chunkN-1) {
-					return
-				}
-				cur.SetBatchSize(batch(k))
-			}
-			data, err := r.next(ctx, cur, k)
-			if err == nil {
-				r.fetched.Add(int64(len(data)))
-			}
-			if !s.send(ctx, streamed{data: data, err: err}) || err != nil {
-				putBuffer(data)
-				return
-			}
-		}
-	}()
-	return s
-}
-
-func (s *stream) send(ctx context.Context, c streamed) bool {
-	select {
-	case s.chunks <- c:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (s *stream) take() ([]byte, error) {
-	c, ok := <-s.chunks
-	if !ok {
-		if err := s.ctx.Err(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("chunk %d: %w", s.next, ErrClosed)
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	if len(s.chunks) == 0 {
-		s.wake()
-	}
-	s.next++
-	return c.data, nil
-}
-
-// stop ends the goroutine.
-func (s *stream) stop() {
-	s.cancel()
-	for c := range s.chunks {
-		putBuffer(c.data)
-	}
-	<-s.done
 }
 
 // cursorCloseTimeout bounds killing a server cursor.

@@ -45,6 +45,7 @@ const (
 	// KeyLifecycleDebugDay is for testing only: how long a lifecycle
 	// rule's day lasts (Ceph RGW's rgw_lc_debug_interval); 0s is 24 h.
 	KeyLifecycleDebugDay = "lifecycle-debug-day"
+	KeyChunkCacheSize    = "chunk-cache-size"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -82,6 +83,7 @@ type Config struct {
 	S3MultipartExpiry    time.Duration // unfinished multipart uploads older than this are aborted
 	ExpirySweepInterval  time.Duration // removal of expired files; 0 disables it
 	LifecycleDebugDay    time.Duration // testing only: a lifecycle day lasts this long; 0 is 24 h
+	ChunkCacheSize       int64         // bytes of chunks downloads share; 0 keeps none
 
 	Auth auth.Config
 	TLS  TLS
@@ -125,6 +127,7 @@ var defaults = map[string]any{
 	KeyS3MultipartExpiry:    "24h",
 	KeyExpirySweepInterval:  "1m",
 	KeyLifecycleDebugDay:    "0s",
+	KeyChunkCacheSize:       "64MiB",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -151,7 +154,7 @@ var keys = []string{
 	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
-	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay,
+	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize,
 	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
@@ -279,6 +282,9 @@ func Load(v *viper.Viper) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s: %w", KeyMaxUploadSize, err))
 	}
 	c.MaxUploadSize = size
+	if c.ChunkCacheSize, err = ParseSize(v.GetString(KeyChunkCacheSize)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", KeyChunkCacheSize, err))
+	}
 	for _, a := range []struct{ key, addr string }{{KeyListen, c.Listen}, {KeyEmbeddedListen, c.EmbeddedListen}} {
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q is not host:port", a.key, a.addr))

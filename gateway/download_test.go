@@ -310,8 +310,10 @@ func TestVideoSeek(t *testing.T) {
 
 // TestRangeReadCost checks the store-independent cost of reads: a small
 // range costs the chunks that hold it, a full read the file's length.
+// With the chunk cache off: each request's cost is its own.
 func TestRangeReadCost(t *testing.T) {
 	e := newEnv(t, gateway.Config{})
+	e.db.SetChunkCache(0)
 	content := pattern(400)
 	e.put("/b/fs/cost?chunkSize=16", content, map[string]string{"Content-Type": "application/octet-stream"})
 	long := pattern(2000)
@@ -351,6 +353,39 @@ func TestRangeReadCost(t *testing.T) {
 		if got := e.metric("gridfsd_store_read_bytes_total") - before; got == 0 || got > c.max {
 			t.Errorf("%s %q: %v bytes from the store, want 1 to %v", c.path, c.rng, got, c.max)
 		}
+	}
+}
+
+// TestChunkCacheServesRepeatedReads: a range read again, by this client
+// or another, comes from the chunk cache, and the cache's metrics say so.
+func TestChunkCacheServesRepeatedReads(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	content := pattern(5000)
+	e.put("/b/fs/popular?chunkSize=1024", content, map[string]string{"Content-Type": "application/octet-stream"})
+	get := func() float64 {
+		t.Helper()
+		before := e.metric("gridfsd_store_read_bytes_total")
+		_, body := e.do("GET", "/b/fs/popular", map[string]string{"Range": "bytes=1000-3999"}, "")
+		if string(body) != content[1000:4000] {
+			t.Fatalf("body %q", body)
+		}
+		return e.metric("gridfsd_store_read_bytes_total") - before
+	}
+	if got := get(); got != 4*1024 {
+		t.Errorf("first read: %v bytes from the store, want its 4 chunks", got)
+	}
+	hits := e.metric("gridfsd_chunk_cache_hits_total")
+	if got := get(); got != 0 {
+		t.Errorf("second read: %v bytes from the store, want none", got)
+	}
+	if got := e.metric("gridfsd_chunk_cache_hits_total") - hits; got != 4 {
+		t.Errorf("second read: %v cache hits, want 4", got)
+	}
+	if got := e.metric("gridfsd_chunk_cache_bytes"); got != 4*1024 {
+		t.Errorf("gridfsd_chunk_cache_bytes %v, want 4096", got)
+	}
+	if e.metric("gridfsd_chunk_cache_misses_total") != 4 || e.metric("gridfsd_chunk_cache_evictions_total") != 0 {
+		t.Error("misses or evictions wrong")
 	}
 }
 

@@ -178,7 +178,7 @@ func New(cfg Config) (*Server, error) {
 	base, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg:        cfg,
-		metrics:    newMetrics(prometheus.NewRegistry()),
+		metrics:    newMetrics(prometheus.NewRegistry(), cfg.DB),
 		base:       base,
 		cancelBase: cancel,
 		live:       &liveUploads{},

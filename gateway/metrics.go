@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -23,7 +24,7 @@ type metrics struct {
 	busy          prometheus.Counter     // uploads refused by max-concurrent-uploads
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+func newMetrics(reg *prometheus.Registry, db *buckets.DB) *metrics {
 	m := &metrics{
 		registry: reg,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -73,8 +74,41 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	reg.MustRegister(
 		m.requests, m.bytesIn, m.bytesOut, m.uploads, m.downloads,
 		m.rangeRequests, m.chunkFetch, m.storeBytes, m.sweptChunks, m.busy,
+		chunkCacheCollector{db},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// chunkCacheCollector reports the chunk cache that every door's downloads
+// share (buckets.DB.ChunkCacheStats), one snapshot per scrape.
+type chunkCacheCollector struct{ db *buckets.DB }
+
+var (
+	chunkCacheHits = prometheus.NewDesc("gridfsd_chunk_cache_hits_total",
+		"Chunks downloads found in the shared chunk cache, loaded or being loaded by another download.", nil, nil)
+	chunkCacheMisses = prometheus.NewDesc("gridfsd_chunk_cache_misses_total",
+		"Chunks downloads fetched from the store because the chunk cache had them not.", nil, nil)
+	chunkCacheEvictions = prometheus.NewDesc("gridfsd_chunk_cache_evictions_total",
+		"Chunks dropped from the chunk cache to stay within chunk-cache-size.", nil, nil)
+	chunkCacheBytes = prometheus.NewDesc("gridfsd_chunk_cache_bytes",
+		"Bytes of chunks the chunk cache holds, those downloads are serving included.", nil, nil)
+	chunkCacheMax = prometheus.NewDesc("gridfsd_chunk_cache_max_bytes",
+		"The chunk cache's configured size (chunk-cache-size).", nil, nil)
+)
+
+func (c chunkCacheCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{chunkCacheHits, chunkCacheMisses, chunkCacheEvictions, chunkCacheBytes, chunkCacheMax} {
+		ch <- d
+	}
+}
+
+func (c chunkCacheCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.db.ChunkCacheStats()
+	ch <- prometheus.MustNewConstMetric(chunkCacheHits, prometheus.CounterValue, float64(s.Hits))
+	ch <- prometheus.MustNewConstMetric(chunkCacheMisses, prometheus.CounterValue, float64(s.Misses))
+	ch <- prometheus.MustNewConstMetric(chunkCacheEvictions, prometheus.CounterValue, float64(s.Evictions))
+	ch <- prometheus.MustNewConstMetric(chunkCacheBytes, prometheus.GaugeValue, float64(s.Bytes))
+	ch <- prometheus.MustNewConstMetric(chunkCacheMax, prometheus.GaugeValue, float64(s.Max))
 }

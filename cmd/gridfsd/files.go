@@ -84,6 +84,9 @@ func (a *app) open(cmd *cobra.Command, withBucket bool) (*session, error) {
 	bdb.SetLifecycleDay(c.LifecycleDebugDay)
 	s := &session{cmd: cmd, ctx: ctx, cfg: c, client: client, db: bdb}
 	s.db.SetLogger(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// A command reads each file once: chunks kept for other readers would
+	// only be memory.
+	s.db.SetChunkCache(0)
 	if err := reach(ctx, client, uri, c.ConnectTimeout); err != nil {
 		s.close()
 		return nil, err

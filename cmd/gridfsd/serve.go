@@ -47,7 +47,7 @@ not for production.`,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 				config.KeyS3Listen, config.KeyS3MultipartExpiry,
-				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay,
+				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -69,6 +69,7 @@ not for production.`,
 	durationFlag(f, config.KeyShutdownTimeout, "on SIGTERM/SIGINT, how long in-flight requests may finish before they are cut")
 	f.Int(config.KeyMaxConcurrentUploads, 0, "uploads running at once; past it uploads get 503 with Retry-After (0: no limit)")
 	sizeFlag(f, config.KeyMaxHeaderBytes, "largest request line and headers; past it clients get 431")
+	sizeFlag(f, config.KeyChunkCacheSize, "memory for chunks that downloads share, so a popular file costs the store one copy (0: none kept)")
 	durationFlag(f, config.KeyRequestTimeout, "time limit of every request but upload and download bodies (0s: none)")
 	durationFlag(f, config.KeySweepInterval, "remove orphaned chunks of dead uploads at this interval (0s: never; gridfsd fsck --repair does it by hand)")
 	durationFlag(f, config.KeySweepGrace, "the sweeper leaves orphaned chunks younger than this alone: they may belong to an upload in progress")
@@ -149,6 +150,7 @@ func (m *Main) Run(ctx context.Context) error {
 	bdb := buckets.NewDB(db)
 	bdb.SetLogger(log)
 	bdb.SetLifecycleDay(c.LifecycleDebugDay)
+	bdb.SetChunkCache(c.ChunkCacheSize)
 	davDoor, err := m.newDAV(ctx, bdb, authz)
 	if err != nil {
 		return err

@@ -50,6 +50,13 @@ func (b *bench) startGateway() (*gateway, error) {
 // startServe runs gridfsd serve, its S3 API on, on the store storeArgs
 // name (--uri ..., or --data-dir and --embedded-listen of its own).
 func (b *bench) startServe(storeArgs ...string) (*gateway, error) {
+	return b.startServeEnv(nil, storeArgs...)
+}
+
+// startServeEnv is startServe with env added to the process's environment:
+// settings through GRIDFSD_* variables, which an older gridfsd (measured
+// for a "before" figure) ignores where it would refuse an unknown flag.
+func (b *bench) startServeEnv(env []string, storeArgs ...string) (*gateway, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -59,7 +66,7 @@ func (b *bench) startServe(storeArgs ...string) (*gateway, error) {
 		return nil, err
 	}
 	args := append([]string{"serve", "--listen", addr, "--s3-listen", s3addr, "--log-level", "warn"}, storeArgs...)
-	return serve(b.s.gridfsd, addr, "http://"+s3addr, args...)
+	return serveEnv(b.s.gridfsd, env, addr, "http://"+s3addr, args...)
 }
 
 // startStore runs the embedded store in a gridfsd serve process of its own
@@ -86,7 +93,14 @@ func startStore(bin, dataDir string) (*gateway, string, error) {
 
 // serve starts bin with args and waits until its gateway on addr is ready.
 func serve(bin, addr, s3base string, args ...string) (*gateway, error) {
+	return serveEnv(bin, nil, addr, s3base, args...)
+}
+
+func serveEnv(bin string, env []string, addr, s3base string, args ...string) (*gateway, error) {
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gridfsd serve: %w", err)

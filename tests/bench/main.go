@@ -43,11 +43,20 @@ type settings struct {
 	storeSize    int64   // bucket size of the "embedded store at scale" group
 	storeFile    int64   // its file size
 	storeScales  []int64 // further bucket sizes for its seek row
-	only         map[string]bool
-	jsonPath     string
-	smoke        bool
-	embedded     bool // the embedded store, in a process of its own
-	storePID     int  // that process, for its CPU rows
+	// the viewers group: a popular file
+	viewers          int
+	viewersFile      int64
+	viewersRate      int
+	viewersDuration  time.Duration
+	viewersCache     int64
+	viewersSmall     int
+	viewersSmallFile int64
+	viewersSmallEach int64
+	only             map[string]bool
+	jsonPath         string
+	smoke            bool
+	embedded         bool // the embedded store, in a process of its own
+	storePID         int  // that process, for its CPU rows
 }
 
 func main() {
@@ -61,7 +70,7 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales string
+	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
@@ -77,8 +86,13 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&storeSize, "store-size", "1GiB", "bytes in the bucket of the store group (embedded store at scale)")
 	flag.StringVar(&storeFile, "store-file", "256MiB", "size of each file of the store group")
 	flag.StringVar(&storeScales, "store-scales", "100MiB,2GiB", "further bucket sizes at which the store group times a seek, comma-separated")
+	flag.IntVar(&s.viewers, "viewers", 1000, "clients of the viewers group, each streaming one file from an offset of its own")
+	flag.StringVar(&viewersFile, "viewers-file", "256MiB", "the file the viewers stream")
+	flag.IntVar(&s.viewersRate, "viewers-rate", 200_000, "bytes a second each viewer reads")
+	flag.DurationVar(&s.viewersDuration, "viewers-duration", 60*time.Second, "how long each viewer reads")
+	flag.StringVar(&viewersCache, "viewers-cache", "320MiB", "chunk cache of the viewers' gateway (GRIDFSD_CHUNK_CACHE_SIZE)")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, store, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, store, viewers, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -87,7 +101,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
@@ -119,6 +133,12 @@ func run(args []string, out io.Writer) error {
 		s.seekSizes = []int64{4 << 20}
 		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
+		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20
+	}
+	// The table: 200 clients reading 5 MB each of a 20 MB file at 1 MB/s.
+	s.viewersSmall, s.viewersSmallFile, s.viewersSmallEach = 200, 20_000_000, 5_000_000
+	if s.smoke {
+		s.viewersSmall, s.viewersSmallFile, s.viewersSmallEach = 10, 4_000_000, 1_000_000
 	}
 
 	ctx := context.Background()

@@ -40,6 +40,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"concurrency", b.concurrency},
 		{"s3", b.s3Rows},
 		{"store", b.storeAtScale},
+		{"viewers", b.viewers},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {
