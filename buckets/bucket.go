@@ -405,7 +405,8 @@ type Upload struct {
 	w          *chunker.Writer
 	md5        hash.Hash // nil unless UploadOptions.MD5
 	expireAt   time.Time
-	max        int64
+	max        int64  // UploadLimit; 0: none
+	maxName    string // whose limit max is
 	cond       Conditions
 	replace    bool
 	replaced   *File // the revision Replace removed
@@ -471,7 +472,8 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	if err != nil {
 		return nil, err
 	}
-	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: b.settings.MaxFileSize, cond: opts.Conditions, replace: opts.Replace, expireAt: expireAt}
+	max, maxName := b.UploadLimit()
+	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: max, maxName: maxName, cond: opts.Conditions, replace: opts.Replace, expireAt: expireAt}
 	if opts.MD5 {
 		up.md5 = md5.New()
 	}
@@ -491,12 +493,12 @@ func withoutKey(d bson.D, key string) bson.D {
 // ID is the new file's _id.
 func (u *Upload) ID() any { return u.id }
 
-// Write adds p to the file. Past the bucket's MaxFileSize it aborts the
+// Write adds p to the file. Past the UploadLimit it aborts the
 // upload and returns ErrTooLarge.
 func (u *Upload) Write(p []byte) (int, error) {
 	if u.max > 0 && u.w.Length()+int64(len(p)) > u.max {
 		u.Abort()
-		return 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, u.max)
+		return 0, tooLarge(u.w.Length()+int64(len(p)), u.max, u.maxName)
 	}
 	n, err := u.w.Write(p)
 	if u.md5 != nil {
@@ -515,7 +517,7 @@ func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
 		n, err := u.w.ReadFrom(io.LimitReader(r, u.max-u.w.Length()+1))
 		if err == nil && u.w.Length() > u.max {
 			u.Abort()
-			return n, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, u.max)
+			return n, fmt.Errorf("%w: more than the %s of %d bytes", ErrTooLarge, u.maxName, u.max)
 		}
 		return n, err
 	}

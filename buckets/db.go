@@ -57,6 +57,8 @@ type DB struct {
 	downloads *chunker.ReadBudget
 	cache     *chunker.Cache // chunks downloads share (cache.go)
 
+	limits limitsOf // see SetLimits
+
 	types storeTypes // the BSON types the store lacks
 
 	log *slog.Logger // nil: slog.Default()

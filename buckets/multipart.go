@@ -194,6 +194,7 @@ type PartUpload struct {
 	id     bson.ObjectID
 	w      *chunker.Writer
 	md5    hash.Hash
+	max    int64 // the bucket's UploadLimit: no part, nor the whole, may pass it
 	done   bool
 }
 
@@ -212,12 +213,26 @@ func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUploa
 	if err != nil {
 		return nil, err
 	}
-	return &PartUpload{b: b, ctx: ctx, upload: upload, number: n, id: id, w: w, md5: md5.New()}, nil
+	max, _ := b.UploadLimit()
+	return &PartUpload{b: b, ctx: ctx, upload: upload, number: n, id: id, w: w, md5: md5.New(), max: max}, nil
 }
 
-// ReadFrom copies r into the part until EOF.
+// ReadFrom copies r into the part until EOF. A part larger than the
+// bucket's UploadLimit fails with ErrTooLarge (the whole upload could not
+// complete anyway) and is aborted.
 func (p *PartUpload) ReadFrom(r io.Reader) (int64, error) {
-	return p.w.ReadFrom(io.TeeReader(r, p.md5))
+	r = io.TeeReader(r, p.md5)
+	if p.max <= 0 {
+		return p.w.ReadFrom(r)
+	}
+	// One byte more than allowed tells an oversized part from a full one.
+	n, err := p.w.ReadFrom(io.LimitReader(r, p.max-p.w.Length()+1))
+	if err == nil && p.w.Length() > p.max {
+		p.Abort()
+		limit, name := p.b.UploadLimit()
+		return n, fmt.Errorf("%w: part %d: more than the %s of %d bytes", ErrTooLarge, p.number, name, limit)
+	}
+	return n, err
 }
 
 // Length is the number of bytes written so far.
@@ -314,8 +329,8 @@ func MultipartETag(md5s []string) (string, error) {
 // and the last is no larger, the parts' chunks are relabelled in place (no
 // data is copied); otherwise their content is copied into a new file. It
 // returns ErrUploadNotFound, ErrInvalidPart (a part that does not exist or
-// whose MD5 differs), ErrPartOrder or ErrPartTooSmall, having changed
-// nothing.
+// whose MD5 differs), ErrPartOrder, ErrPartTooSmall or ErrTooLarge (the
+// parts' total is over the bucket's UploadLimit), having changed nothing.
 func (b *Bucket) CompleteMultipart(ctx context.Context, upload string, list []CompletedPart) (*File, error) {
 	return b.CompleteMultipartIf(ctx, upload, list, Conditions{})
 }
@@ -354,6 +369,13 @@ func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []
 			return nil, fmt.Errorf("%w: part %d has %d bytes, less than %d", ErrPartTooSmall, c.Number, p.Size, MinPartSize)
 		}
 		parts[i], md5s[i] = p, p.MD5
+	}
+	var total int64
+	for _, p := range parts {
+		total += p.Size
+	}
+	if err := b.CheckUploadSize(total); err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
 	}
 	etag, err := MultipartETag(md5s)
 	if err != nil {

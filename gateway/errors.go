@@ -22,17 +22,13 @@ var (
 	// errIncompleteBody means the client sent less than it announced, or
 	// went away mid-upload.
 	errIncompleteBody = errors.New("request body ended early")
-	// errTooLarge is an upload over the gateway's or the bucket's limit.
-	errTooLarge = errors.New("upload too large")
 	// errUnavailable means MongoDB did not answer.
 	errUnavailable = errors.New("store unavailable")
-	// errBusy means max-concurrent-uploads uploads are running already.
-	errBusy = errors.New("too many uploads in progress")
 	// errTimeout means a non-streaming request ran past request-timeout.
 	errTimeout = errors.New("request timed out")
 )
 
-// retryAfter is the Retry-After, in seconds, of errBusy and store
+// retryAfter is the Retry-After, in seconds, of buckets.ErrBusy and store
 // outages: long enough not to hammer, short enough to resume quickly.
 const retryAfter = "2"
 
@@ -62,7 +58,7 @@ func classify(err error) (status int, code string) {
 		return http.StatusForbidden, "forbidden"
 	case errors.Is(err, errSigningDisabled):
 		return http.StatusNotFound, "signing_disabled"
-	case errors.Is(err, errBusy):
+	case errors.Is(err, buckets.ErrBusy):
 		return http.StatusServiceUnavailable, "too_many_uploads"
 	case errors.Is(err, errTimeout):
 		return http.StatusServiceUnavailable, "timeout"
@@ -103,7 +99,7 @@ func classify(err error) (status int, code string) {
 		return http.StatusConflict, "file_exists"
 	case errors.Is(err, buckets.ErrBucketNotEmpty):
 		return http.StatusConflict, "bucket_not_empty"
-	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
+	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks):
 		return http.StatusRequestEntityTooLarge, "too_large"
 	case refusedByStore(err):
 		return http.StatusBadRequest, "refused_by_store"

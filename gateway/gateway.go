@@ -45,9 +45,6 @@ type Config struct {
 	DB *buckets.DB
 	// Logger receives one line per request and internal errors; nil discards.
 	Logger *slog.Logger
-	// MaxUploadSize refuses larger uploads with 413; 0 means no limit other
-	// than a bucket's own maxFileSize.
-	MaxUploadSize int64
 	// ReadHeaderTimeout and IdleTimeout protect against slow and idle
 	// clients. There is deliberately no read or write timeout for whole
 	// requests: uploads and downloads of large files take as long as they take.
@@ -72,9 +69,6 @@ type Config struct {
 	// CORSOrigins are the origins browsers may call the gateway from
 	// ("*" for any); empty sends no CORS headers.
 	CORSOrigins []string
-	// MaxConcurrentUploads bounds the uploads running at once; past it an
-	// upload gets 503 with Retry-After. 0 means no limit.
-	MaxConcurrentUploads int
 	// MaxHeaderBytes bounds the request line and headers.
 	MaxHeaderBytes int
 	// RequestTimeout bounds every request but upload and download bodies,
@@ -110,9 +104,6 @@ func (c *Config) validate() error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if c.MaxUploadSize < 0 {
-		return fmt.Errorf("gateway: max upload size %d is negative", c.MaxUploadSize)
-	}
 	if c.ReadHeaderTimeout <= 0 {
 		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
@@ -130,9 +121,6 @@ func (c *Config) validate() error {
 	}
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
-	}
-	if c.MaxConcurrentUploads < 0 {
-		return fmt.Errorf("gateway: max concurrent uploads %d is negative", c.MaxConcurrentUploads)
 	}
 	if c.RequestTimeout < 0 || c.SweepInterval < 0 || c.SweepGrace < 0 || c.ExpirySweepInterval < 0 {
 		return errors.New("gateway: request timeout, sweep interval and sweep grace may not be negative")
@@ -162,12 +150,9 @@ type Server struct {
 	base       context.Context
 	cancelBase context.CancelFunc
 	inflight   sync.WaitGroup
-	// uploads holds a token per running upload when MaxConcurrentUploads
-	// is set.
-	uploads chan struct{}
-	tls     *tls.Config
-	live    *liveUploads
-	expiry  *expiryMetrics
+	tls        *tls.Config
+	live       *liveUploads
+	expiry     *expiryMetrics
 }
 
 // New builds a Server from cfg.
@@ -184,9 +169,6 @@ func New(cfg Config) (*Server, error) {
 		live:       &liveUploads{},
 	}
 	s.expiry = newExpiryMetrics(s.metrics.registry)
-	if cfg.MaxConcurrentUploads > 0 {
-		s.uploads = make(chan struct{}, cfg.MaxConcurrentUploads)
-	}
 	if cfg.TLSCertFile != "" {
 		// Loaded here so that a bad certificate fails at start, not at
 		// the first handshake.

@@ -68,14 +68,13 @@ func (s *Server) bounded(c echo.Context) bool {
 func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if s.uploads != nil && c.Path() == "/b/:bucket/*" && req.Method == http.MethodPut {
-			select {
-			case s.uploads <- struct{}{}:
-				defer func() { <-s.uploads }()
-			default:
+		if c.Path() == "/b/:bucket/*" && req.Method == http.MethodPut {
+			release, err := s.cfg.DB.AcquireUpload()
+			if err != nil {
 				s.metrics.busy.Inc()
-				return fmt.Errorf("%w: %d are running, the most this gateway allows; retry later", errBusy, cap(s.uploads))
+				return err
 			}
+			defer release()
 		}
 		if s.cfg.RequestTimeout <= 0 || !s.bounded(c) {
 			return next(c)

@@ -223,7 +223,10 @@ func TestCORS(t *testing.T) {
 }
 
 func TestMaxConcurrentUploads(t *testing.T) {
-	e, ln := serveEnv(t, gateway.Config{MaxConcurrentUploads: 1})
+	e, ln := serveEnv(t, gateway.Config{})
+	if err := e.db.SetLimits(buckets.Limits{MaxConcurrentUploads: 1}); err != nil {
+		t.Fatal(err)
+	}
 	// An upload that sends half its body and stalls holds the one slot.
 	var stalled net.Conn
 	stall := func() {

@@ -42,9 +42,10 @@ func (h *handler) upload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, limitName := h.uploadLimit(b)
-	if limit > 0 && req.ContentLength > limit {
-		return fmt.Errorf("%w: Content-Length %d is more than the %s of %d bytes", errTooLarge, req.ContentLength, limitName, limit)
+	// The upload limits are buckets' (OpenUpload enforces them while the
+	// body streams); a declared length is refused before the body.
+	if err := b.CheckUploadSize(req.ContentLength); err != nil {
+		return err
 	}
 	cond := writeConditions(req.Header)
 	// Checked before the body, so a request bound to fail uploads
@@ -66,7 +67,7 @@ func (h *handler) upload(c echo.Context) error {
 	// budget; after a commit Abort does nothing.
 	defer up.Abort()
 	defer h.live.add(b.Name(), up.ID())()
-	f, err := h.receive(ctx, up, req.Body, limitReader{left: limit, name: limitName}, sums)
+	f, err := h.receive(ctx, up, req.Body, sums)
 	if err != nil {
 		return err
 	}
@@ -83,16 +84,12 @@ func (h *handler) upload(c echo.Context) error {
 
 // receive copies body into up, verifies the digests and commits (which
 // checks the upload's conditions); on any failure it aborts the upload.
-func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, limit limitReader, sums digests) (*buckets.File, error) {
+func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reader, sums digests) (*buckets.File, error) {
 	body = clientBody{body}
 	var md hash.Hash
 	if sums.md5 != nil {
 		md = md5.New()
 		body = io.TeeReader(body, md)
-	}
-	if limit.left > 0 {
-		limit.r = body
-		body = &limit
 	}
 	fail := func(err error) (*buckets.File, error) {
 		if aerr := up.Abort(); aerr != nil {
@@ -114,16 +111,6 @@ func (h *handler) receive(ctx context.Context, up *buckets.Upload, body io.Reade
 		return fail(err)
 	}
 	return up.Commit()
-}
-
-// uploadLimit is the smaller of the gateway's and the bucket's limits, and
-// its name for messages; 0 means none.
-func (h *handler) uploadLimit(b *buckets.Bucket) (int64, string) {
-	limit, name := h.cfg.MaxUploadSize, "gateway's max-upload-size"
-	if m := b.Settings().MaxFileSize; m > 0 && (limit == 0 || m < limit) {
-		limit, name = m, "bucket's maxFileSize"
-	}
-	return limit, name
 }
 
 // uploadOptions reads ?chunkSize=, Content-Type and the metadata headers.
@@ -152,37 +139,6 @@ func uploadOptions(c echo.Context) (buckets.UploadOptions, error) {
 		}
 	}
 	return opts, nil
-}
-
-// limitReader fails with errTooLarge once more than left bytes arrive;
-// name says whose limit it is.
-type limitReader struct {
-	r    io.Reader
-	left int64
-	name string
-	max  int64
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.max == 0 {
-		l.max = l.left
-	}
-	if l.left < 0 {
-		return 0, l.tooLarge()
-	}
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1] // one byte more tells a full body from an oversized one
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	if l.left < 0 {
-		return n, l.tooLarge()
-	}
-	return n, err
-}
-
-func (l *limitReader) tooLarge() error {
-	return fmt.Errorf("%w: the body is larger than the %s of %d bytes", errTooLarge, l.name, l.max)
 }
 
 // clientBody marks the failures of reading the request body, a client

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 )
 
@@ -28,7 +29,10 @@ func (p *panicBody) Close() error { return nil }
 // 500, and the upload is aborted: the chunks it wrote go, its share of the
 // write budget comes back (the next upload, with room for one, runs).
 func TestUploadPanicAborts(t *testing.T) {
-	e := newEnv(t, gateway.Config{MaxConcurrentUploads: 1})
+	e := newEnv(t, gateway.Config{})
+	if err := e.db.SetLimits(buckets.Limits{MaxConcurrentUploads: 1}); err != nil {
+		t.Fatal(err)
+	}
 	req := httptest.NewRequest(http.MethodPut, "/b/fs/panics?chunkSize=65536", &panicBody{n: 3 << 20})
 	req.ContentLength = -1
 	rec := httptest.NewRecorder()

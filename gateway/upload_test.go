@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 )
 
@@ -176,7 +177,10 @@ func TestUploadBadInputWritesNothing(t *testing.T) {
 }
 
 func TestUploadMaxSize(t *testing.T) {
-	e := newEnv(t, gateway.Config{MaxUploadSize: 40})
+	e := newEnv(t, gateway.Config{})
+	if err := e.db.SetLimits(buckets.Limits{MaxUploadSize: 40}); err != nil {
+		t.Fatal(err)
+	}
 	e.run([]httpTest{
 		{name: "at the limit", method: "PUT", path: "/b/fs/ok?chunkSize=16", body: pattern(40), code: 201},
 		{name: "over the limit by Content-Length", method: "PUT", path: "/b/fs/big?chunkSize=16", body: pattern(41), code: 413, errCode: "too_large"},

@@ -54,6 +54,7 @@ var (
 	ErrMethodNotAllowed    = &Error{http.StatusMethodNotAllowed, "MethodNotAllowed", "The specified method is not allowed against this resource."}
 	ErrInternal            = &Error{http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again."}
 	ErrServiceUnavailable  = &Error{http.StatusServiceUnavailable, "ServiceUnavailable", "Please reduce your request rate."}
+	ErrSlowDown            = &Error{http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate."}
 	ErrNotModified         = &Error{http.StatusNotModified, "NotModified", ""}
 	ErrInvalidStorageClass = &Error{http.StatusBadRequest, "InvalidStorageClass", "The storage class you specified is not valid"}
 )
@@ -92,7 +93,10 @@ func toError(err error) (e *Error, internal bool) {
 	case is(buckets.ErrInvalidMetadata), is(buckets.ErrInvalidQuery), is(buckets.ErrInvalidChunkSize):
 		return errorf(ErrInvalidArgument, "%v", err), false
 	case is(buckets.ErrTooLarge), is(buckets.ErrTooManyChunks):
-		return ErrEntityTooLarge, false
+		return errorf(ErrEntityTooLarge, "%v", err), false
+	case is(buckets.ErrBusy):
+		// max-concurrent-uploads: SDKs back off and retry a SlowDown.
+		return errorf(ErrSlowDown, "%v", err), false
 	case is(buckets.ErrUploadNotFound):
 		return ErrNoSuchUpload, false
 	case is(buckets.ErrInvalidPart):

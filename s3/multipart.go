@@ -62,6 +62,11 @@ func (s *Server) uploadPart(req *request) error {
 	if err != nil {
 		return err
 	}
+	release, err := startUpload(s.db, b, u.declared(req.r))
+	if err != nil {
+		return err
+	}
+	defer release()
 	pu, err := b.OpenPart(ctx, mu.ID, n)
 	if err != nil {
 		return err

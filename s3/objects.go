@@ -332,7 +332,8 @@ type upload struct {
 
 // uploadBody decodes the request body of an upload: aws-chunked when the
 // payload says so, with the x-amz-checksum-* of the content checked
-// (header or trailer), bounded by MaxUploadSize.
+// (header or trailer). The upload limits are buckets' (see
+// buckets.Limits): the writers enforce them while the body streams.
 func (s *Server) uploadBody(req *request) (*upload, error) {
 	r := req.r
 	u := &upload{body: r.Body, decodedLen: -1}
@@ -383,28 +384,31 @@ func (s *Server) uploadBody(req *request) (*upload, error) {
 			u.body = &checksumReader{r: u.body, name: name, want: want, h: h}
 		}
 	}
-	if s.cfg.MaxUploadSize > 0 {
-		u.body = &limitedBody{r: u.body, left: s.cfg.MaxUploadSize}
-	}
 	return u, nil
 }
 
-// limitedBody fails with EntityTooLarge past its limit.
-type limitedBody struct {
-	r    io.Reader
-	left int64
+// declared is the length of the content the request announces: the
+// decoded length of an aws-chunked body, else Content-Length; -1 when it
+// does not say.
+func (u *upload) declared(r *http.Request) int64 {
+	if u.decodedLen >= 0 {
+		return u.decodedLen
+	}
+	if strings.HasPrefix(r.Header.Get("X-Amz-Content-Sha256"), "STREAMING-") {
+		return -1
+	}
+	return r.ContentLength
 }
 
-func (l *limitedBody) Read(p []byte) (int, error) {
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1]
+// startUpload takes one of the gateway's upload slots and refuses a
+// declared length (n; -1 when unknown) over the bucket's limit before the
+// body is read: both are buckets' rules (buckets.Limits), shared by every
+// door. The writers enforce the size again while the body streams.
+func startUpload(db *buckets.DB, b *buckets.Bucket, n int64) (release func(), err error) {
+	if err := b.CheckUploadSize(n); err != nil {
+		return nil, err
 	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	if l.left < 0 {
-		return n, ErrEntityTooLarge
-	}
-	return n, err
+	return db.AcquireUpload()
 }
 
 // contentWriter is an upload in progress, whole file or part.
@@ -471,6 +475,11 @@ func (s *Server) putObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	release, err := startUpload(s.db, b, u.declared(r))
+	if err != nil {
+		return err
+	}
+	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
 		Conditions: cond})
 	if err != nil {
@@ -592,6 +601,11 @@ func (s *Server) copyObject(req *request) error {
 	if err := db.CheckName(ctx, req.key, opts.Conditions); err != nil {
 		return err
 	}
+	release, err := startUpload(s.db, db, f.Length)
+	if err != nil {
+		return err
+	}
+	defer release()
 	dl, err := sb.Open(ctx, f)
 	if err != nil {
 		return err

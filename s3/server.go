@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -38,8 +39,15 @@ type Config struct {
 	// Registerer receives the S3 metrics (the HTTP gateway's registry, so
 	// that its /metrics shows both doors); nil registers nowhere.
 	Registerer prometheus.Registerer
-	// MaxUploadSize bounds PutObject bodies and parts; 0 means no limit.
-	MaxUploadSize int64
+	// The upload limits (size, concurrency) are DB's: see buckets.Limits.
+
+	// MaxHeaderBytes bounds a request's line and headers, as on the HTTP
+	// gateway; 0 means gateway.DefaultMaxHeaderBytes' 64 KiB.
+	MaxHeaderBytes int
+	// RequestTimeout bounds every request but those that stream an object
+	// in or out (PutObject, UploadPart, CopyObject, CompleteMultipartUpload,
+	// GetObject), as on the HTTP gateway; 0 means none.
+	RequestTimeout time.Duration
 	// MultipartExpiry is the age after which the sweeper aborts a multipart
 	// upload nobody completed; 0 means DefaultMultipartExpiry.
 	MultipartExpiry time.Duration
@@ -54,6 +62,10 @@ type Config struct {
 
 // DefaultMultipartExpiry is how long an unfinished multipart upload lives.
 const DefaultMultipartExpiry = 24 * time.Hour
+
+// defaultMaxHeaderBytes is the HTTP gateway's default (the S3 door does
+// not import the gateway).
+const defaultMaxHeaderBytes = 64 << 10
 
 func (c *Config) validate() error {
 	if c.DB == nil || c.Auth == nil {
@@ -73,6 +85,12 @@ func (c *Config) validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 30 * time.Second
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = defaultMaxHeaderBytes
+	}
+	if c.RequestTimeout < 0 {
+		return errors.New("s3: RequestTimeout may not be negative")
 	}
 	return nil
 }
@@ -109,6 +127,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -229,7 +248,39 @@ func (s *Server) serve(req *request) error {
 		}
 		req.sig = sig
 	}
-	return s.route(req)
+	if s.cfg.RequestTimeout <= 0 || streams(r, req.key) {
+		return s.route(req)
+	}
+	parent := r.Context()
+	ctx, cancel := context.WithTimeout(parent, s.cfg.RequestTimeout)
+	defer cancel()
+	// The context bounds the store's work; the read deadline a client
+	// that trickles an XML body.
+	http.NewResponseController(req.w.ResponseWriter).SetReadDeadline(time.Now().Add(s.cfg.RequestTimeout))
+	req.r = r.WithContext(ctx)
+	err := s.route(req)
+	if err != nil && parent.Err() == nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)) {
+		return errorf(ErrServiceUnavailable, "the request took longer than the gateway's request-timeout of %s", s.cfg.RequestTimeout)
+	}
+	return err
+}
+
+// streams reports whether a request moves an object's content in or out,
+// and so may run longer than RequestTimeout: GetObject, PutObject,
+// UploadPart, CopyObject and CompleteMultipartUpload (which may copy).
+func streams(r *http.Request, key string) bool {
+	if key == "" {
+		return false
+	}
+	switch r.Method {
+	case http.MethodGet:
+		return !r.URL.Query().Has("uploadId")
+	case http.MethodPut:
+		return true
+	case http.MethodPost:
+		return r.URL.Query().Has("uploadId")
+	}
+	return false
 }
 
 // allow checks that the request may act with need on bucket ("" for the
@@ -275,6 +326,9 @@ func (s *Server) writeError(req *request, err error) {
 		if strings.HasPrefix(strings.ToLower(k), metaPrefix) {
 			h.Del(k)
 		}
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "2")
 	}
 	if e.Status == http.StatusNotModified || req.r.Method == http.MethodHead {
 		h.Del("Content-Type")

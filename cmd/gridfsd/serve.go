@@ -151,27 +151,29 @@ func (m *Main) Run(ctx context.Context) error {
 	bdb.SetLogger(log)
 	bdb.SetLifecycleDay(c.LifecycleDebugDay)
 	bdb.SetChunkCache(c.ChunkCacheSize)
+	// The upload limits are buckets' rules: every door enforces them.
+	if err := bdb.SetLimits(buckets.Limits{MaxUploadSize: c.MaxUploadSize, MaxConcurrentUploads: c.MaxConcurrentUploads}); err != nil {
+		return err
+	}
 	davDoor, err := m.newDAV(ctx, bdb, authz)
 	if err != nil {
 		return err
 	}
 	gw, err := gateway.New(gateway.Config{
-		DB:                   bdb,
-		Logger:               log,
-		MaxUploadSize:        c.MaxUploadSize,
-		ReadHeaderTimeout:    c.ReadHeaderTimeout,
-		IdleTimeout:          c.IdleTimeout,
-		ShutdownTimeout:      c.ShutdownTimeout,
-		Auth:                 authz,
-		TLSCertFile:          c.TLS.Cert,
-		TLSKeyFile:           c.TLS.Key,
-		CORSOrigins:          c.CORS.Origins,
-		MaxConcurrentUploads: c.MaxConcurrentUploads,
-		MaxHeaderBytes:       int(c.MaxHeaderBytes),
-		RequestTimeout:       c.RequestTimeout,
-		SweepInterval:        c.SweepInterval,
-		SweepGrace:           c.SweepGrace,
-		ExpirySweepInterval:  c.ExpirySweepInterval,
+		DB:                  bdb,
+		Logger:              log,
+		ReadHeaderTimeout:   c.ReadHeaderTimeout,
+		IdleTimeout:         c.IdleTimeout,
+		ShutdownTimeout:     c.ShutdownTimeout,
+		Auth:                authz,
+		TLSCertFile:         c.TLS.Cert,
+		TLSKeyFile:          c.TLS.Key,
+		CORSOrigins:         c.CORS.Origins,
+		MaxHeaderBytes:      int(c.MaxHeaderBytes),
+		RequestTimeout:      c.RequestTimeout,
+		SweepInterval:       c.SweepInterval,
+		SweepGrace:          c.SweepGrace,
+		ExpirySweepInterval: c.ExpirySweepInterval,
 		// A ping that outlives server selection only repeats its answer.
 		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
 		Mounts:       []gateway.Mount{{Prefix: dav.DefaultPrefix, Handler: davDoor}},
@@ -228,7 +230,8 @@ func (m *Main) startS3(ctx context.Context, ln net.Listener, db *buckets.DB, aut
 		return done, nil
 	}
 	srv, err := s3.New(s3.Config{
-		DB: db, Auth: authz, Logger: m.Logger, Registerer: reg, MaxUploadSize: c.MaxUploadSize,
+		DB: db, Auth: authz, Logger: m.Logger, Registerer: reg,
+		MaxHeaderBytes: int(c.MaxHeaderBytes), RequestTimeout: c.RequestTimeout,
 		MultipartExpiry: c.S3MultipartExpiry, ReadHeaderTimeout: c.ReadHeaderTimeout, IdleTimeout: c.IdleTimeout,
 		ShutdownTimeout: c.ShutdownTimeout, TLSCertFile: c.TLS.Cert, TLSKeyFile: c.TLS.Key,
 	})
