@@ -92,7 +92,7 @@ func run(args []string, out io.Writer) error {
 	flag.DurationVar(&s.viewersDuration, "viewers-duration", 60*time.Second, "how long each viewer reads")
 	flag.StringVar(&viewersCache, "viewers-cache", "320MiB", "chunk cache of the viewers' gateway (GRIDFSD_CHUNK_CACHE_SIZE)")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, store, viewers, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, viewers, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {

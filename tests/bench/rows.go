@@ -39,6 +39,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"readers", b.concurrentReaders},
 		{"concurrency", b.concurrency},
 		{"s3", b.s3Rows},
+		{"dav", b.davRows},
 		{"store", b.storeAtScale},
 		{"viewers", b.viewers},
 	}
