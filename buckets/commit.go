@@ -192,61 +192,95 @@ func (b *Bucket) removeFilesDoc(ctx context.Context, f *File) error {
 }
 
 func (u *Upload) commit(ctx context.Context) (*File, error) {
+	c := pendingFile{
+		id: u.id, filename: u.filename, metadata: u.metadata, extra: u.extra,
+		length: u.w.Length(), chunkSize: u.w.ChunkSize(), sha256: u.w.Sum(),
+		cond: u.cond, replace: u.replace, abort: u.abort, expireAt: u.expireAt,
+	}
+	if u.md5 != nil {
+		c.md5 = u.md5.Sum(nil)
+	}
+	f, replaced, replaceErr, err := u.b.commitFile(ctx, c)
+	u.replaced, u.replaceErr = replaced, replaceErr
+	return f, err
+}
+
+// pendingFile is a file whose chunks are stored and whose files document
+// a commit writes: a streamed upload's, or a resumable upload's once its
+// last byte is stored.
+type pendingFile struct {
+	id              any
+	filename        string
+	metadata, extra bson.D
+	length          int64
+	chunkSize       int
+	sha256, md5     []byte    // md5 is optional
+	expireAt        time.Time // zero: never
+	cond            Conditions
+	replace         bool
+	abort           func(error) error // removes the chunks and returns its argument
+}
+
+// commitFile is the commit protocol: under the name's lease when there are
+// conditions, it checks them against the newest revision, counts the
+// chunks and writes the files document. It returns the revision that
+// Replace removed (with the error of removing it), whose chunks the caller
+// removes once the lease is given back.
+func (b *Bucket) commitFile(ctx context.Context, c pendingFile) (f, replaced *File, replaceErr, err error) {
 	date := time.Now()
 	var cur *File
-	if u.cond.Any() {
-		l, err := u.b.acquireLeases(ctx, u.filename)
+	if c.cond.Any() {
+		l, err := b.acquireLeases(ctx, c.filename)
 		if err != nil {
-			return nil, u.abort(err)
+			return nil, nil, nil, c.abort(err)
 		}
 		defer l.release(ctx)
-		if cur, err = u.b.newest(ctx, u.filename); err != nil {
-			return nil, u.abort(err)
+		if cur, err = b.newest(ctx, c.filename); err != nil {
+			return nil, nil, nil, c.abort(err)
 		}
-		if err := u.cond.Check(cur); err != nil {
-			return nil, u.abort(err)
+		if err := c.cond.Check(cur); err != nil {
+			return nil, nil, nil, c.abort(err)
 		}
 		// Later than what it was checked against, whatever the clocks.
 		if cur != nil && !date.After(cur.UploadDate) {
 			date = cur.UploadDate.Add(time.Millisecond)
 		}
 	}
-	if err := u.checkChunks(ctx); err != nil {
-		return nil, u.abort(err)
+	if err := b.checkChunks(ctx, c.id, c.length, c.chunkSize); err != nil {
+		return nil, nil, nil, c.abort(err)
 	}
 	doc := bson.D{
-		{Key: "_id", Value: u.id},
-		{Key: "length", Value: u.w.Length()},
-		{Key: "chunkSize", Value: int32(u.w.ChunkSize())},
+		{Key: "_id", Value: c.id},
+		{Key: "length", Value: c.length},
+		{Key: "chunkSize", Value: int32(c.chunkSize)},
 		{Key: "uploadDate", Value: bson.NewDateTimeFromTime(date)},
-		{Key: "filename", Value: u.filename},
+		{Key: "filename", Value: c.filename},
 	}
-	if len(u.metadata) > 0 {
-		doc = append(doc, bson.E{Key: "metadata", Value: u.metadata})
+	if len(c.metadata) > 0 {
+		doc = append(doc, bson.E{Key: "metadata", Value: c.metadata})
 	}
-	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", u.w.Sum())})
-	if u.md5 != nil {
-		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", u.md5.Sum(nil))})
+	doc = append(doc, bson.E{Key: "sha256", Value: fmt.Sprintf("%x", c.sha256)})
+	if c.md5 != nil {
+		doc = append(doc, bson.E{Key: FieldS3ETag, Value: fmt.Sprintf("%x", c.md5)})
 	}
-	if !u.expireAt.IsZero() {
-		doc = append(doc, bson.E{Key: FieldExpireAt, Value: bson.NewDateTimeFromTime(u.expireAt)})
+	if !c.expireAt.IsZero() {
+		doc = append(doc, bson.E{Key: FieldExpireAt, Value: bson.NewDateTimeFromTime(c.expireAt)})
 	}
-	doc = append(doc, u.extra...)
+	doc = append(doc, c.extra...)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
-		return nil, u.abort(err)
+		return nil, nil, nil, c.abort(err)
 	}
-	f, err := u.b.insertFile(ctx, raw, u.abort)
+	f, err = b.insertFile(ctx, raw, c.abort)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	if u.replace && u.cond.IfMatch != "" && cur != nil {
+	if c.replace && c.cond.IfMatch != "" && cur != nil {
 		// Still under the lease: no conditional write sees the name with
 		// both revisions, and none changes the replaced one meanwhile.
-		u.replaced = cur
-		u.replaceErr = u.b.removeFilesDoc(ctx, cur)
+		return f, cur, b.removeFilesDoc(ctx, cur), nil
 	}
-	return f, nil
+	return f, nil, nil, nil
 }
 
 // insertFile writes the files document raw, whose chunks are stored. When
@@ -280,11 +314,11 @@ func (b *Bucket) insertFile(ctx context.Context, raw bson.Raw, abort func(error)
 	return nil, fmt.Errorf("write files document: %w (and reading it back: %v; its chunks stay for the sweeper)", err, rerr)
 }
 
-// checkChunks counts the stored chunks of the upload, by the {files_id, n}
-// index, against what it wrote.
-func (u *Upload) checkChunks(ctx context.Context) error {
-	want := (u.w.Length() + int64(u.w.ChunkSize()) - 1) / int64(u.w.ChunkSize())
-	n, err := u.b.chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: u.id}})
+// checkChunks counts the stored chunks of the file id, by the {files_id, n}
+// index, against what its length needs.
+func (b *Bucket) checkChunks(ctx context.Context, id any, length int64, chunkSize int) error {
+	want := (length + int64(chunkSize) - 1) / int64(chunkSize)
+	n, err := b.chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: id}})
 	if err != nil {
 		return fmt.Errorf("count chunks: %w", err)
 	}
@@ -293,8 +327,8 @@ func (u *Upload) checkChunks(ctx context.Context) error {
 	}
 	// Chunks under the id that this upload did not write belong to a file
 	// that took the id meanwhile.
-	if _, err := u.b.stat(ctx, u.id); err == nil {
-		return fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, u.id, u.b.name)
+	if _, err := b.stat(ctx, id); err == nil {
+		return fmt.Errorf("%w: id %v in bucket %s", ErrFileExists, id, b.name)
 	}
 	return fmt.Errorf("%w: %d of %d chunks are stored", ErrChunksLost, n, want)
 }

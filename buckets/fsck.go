@@ -124,6 +124,13 @@ func (b *Bucket) FindOrphans(ctx context.Context, grace time.Duration) (*Orphans
 	for _, v := range live {
 		delete(cand, idKey(v))
 	}
+	// So have resumable uploads, unfinished or not yet joined.
+	if live, err = b.resumableIDs(ctx); err != nil {
+		return nil, fmt.Errorf("find orphans: %w", err)
+	}
+	for _, v := range live {
+		delete(cand, idKey(v))
+	}
 
 	var list []*Orphan
 	for _, k := range order {

@@ -68,6 +68,15 @@ type WriterOptions struct {
 	// Budget, when set, is shared with other Writers to bound the inserts
 	// in flight and the batch memory across them.
 	Budget *Budget
+	// FirstChunk is the n of the first chunk written: a resumed upload
+	// continues a file whose earlier chunks are stored.
+	FirstChunk int32
+	// Offset is the length of the content before the first chunk (the
+	// stored chunks): Length counts from it and the size limit includes it.
+	Offset int64
+	// Hash, when set, is the SHA-256 of the content so far, which Sum
+	// continues; nil starts a new one.
+	Hash hash.Hash
 }
 
 // Writer streams bytes into the chunk documents of one file. Reading the
@@ -126,6 +135,10 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 	if opts.Budget != nil {
 		opts.Budget.active.Add(1)
 	}
+	h := opts.Hash
+	if h == nil {
+		h = sha256.New()
+	}
 	return &Writer{
 		ctx:       ctx,
 		chunks:    chunks,
@@ -133,7 +146,9 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		chunkSize: opts.ChunkSize,
 		maxBatch:  opts.BatchBytes,
 		budget:    opts.Budget,
-		hash:      sha256.New(),
+		hash:      h,
+		length:    opts.Offset,
+		next:      opts.FirstChunk,
 		inflight:  make(chan error, 1),
 	}, nil
 }

@@ -1,0 +1,660 @@
+package buckets
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	"github.com/gridfsd/gridfsd/chunker"
+	"github.com/minio/sha256-simd"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Resumable uploads (the tus protocol's model): a file sent in appends at
+// known offsets, possibly through different gateways, that becomes a GridFS
+// file when its last byte is stored. Each append streams straight into the
+// chunks of the file the upload becomes; the upload's record, in the
+// collection <bucket>.uploads, holds the offset and the SHA-256 state at
+// that offset, and is the one truth about what is stored: chunks past the
+// offset (left by an append that failed or was cut) are ignored and
+// replaced by the next append. An append need not end on a chunk boundary:
+// the last chunk is then stored short and the next append rewrites it
+// whole, in one single-document update, so that a crash at any moment
+// leaves the record's offset true.
+
+// ResumableSuffix names the collection of a bucket's resumable uploads:
+// <bucket>.uploads. No GridFS tool reads it.
+const ResumableSuffix = ".uploads"
+
+// Errors of resumable uploads.
+var (
+	ErrResumableNotFound = errors.New("resumable upload not found")
+	ErrResumableExpired  = errors.New("resumable upload expired")
+	ErrOffsetMismatch    = errors.New("upload offset does not match")
+	ErrChecksumMismatch  = errors.New("checksum mismatch")
+	ErrUploadFinished    = errors.New("upload is already complete")
+	ErrInvalidLength     = errors.New("invalid upload length")
+	ErrPartialUnfinished = errors.New("a partial upload is not complete")
+	ErrUploadLocked      = errors.New("upload is locked by another request")
+)
+
+// Resumable is the record of a resumable upload.
+type Resumable struct {
+	ID     string        `bson:"_id"`
+	FileID bson.ObjectID `bson:"fileId"` // _id of the file it becomes; its chunks' files_id
+	// Filename is empty for a partial upload, which is only ever joined
+	// into another.
+	Filename  string `bson:"filename,omitempty"`
+	Metadata  bson.D `bson:"metadata,omitempty"`
+	ChunkSize int    `bson:"chunkSize"`
+	// Length is -1 until the client declares it.
+	Length int64 `bson:"length"`
+	Offset int64 `bson:"offset"`
+	// Hash is the SHA-256 state after Offset bytes (BinaryMarshaler form).
+	Hash []byte `bson:"hash"`
+	// Partial uploads are joined by ConcatResumable; Parts are the ids a
+	// final upload was joined from.
+	Partial bool     `bson:"partial,omitempty"`
+	Parts   []string `bson:"parts,omitempty"`
+	// IfMatch and IfNoneMatch of the creation, checked at the commit.
+	IfMatch     string `bson:"ifMatch,omitempty"`
+	IfNoneMatch string `bson:"ifNoneMatch,omitempty"`
+	// ExpireAt is the file's own expiry (zero: none).
+	ExpireAt time.Time `bson:"expireAt,omitempty"`
+	// Info belongs to the front door (the tus metadata as sent).
+	Info    map[string]string `bson:"info,omitempty"`
+	Created time.Time         `bson:"created"`
+	// Expires moves forward by Expiry with every append; a finished upload
+	// keeps its record until then, so that a client that lost the last
+	// reply can still ask for the offset.
+	Expires time.Time     `bson:"expires"`
+	Expiry  time.Duration `bson:"expiry"`
+	// Finished: the file is committed (a partial upload: complete).
+	Finished bool `bson:"finished,omitempty"`
+	// Writing: an append started and may have stored chunks past Offset.
+	Writing bool `bson:"writing,omitempty"`
+}
+
+// Complete reports whether every byte is stored.
+func (r *Resumable) Complete() bool { return r.Length >= 0 && r.Offset == r.Length }
+
+// ResumableOptions are what a resumable upload is created with.
+type ResumableOptions struct {
+	// Filename is required unless Partial.
+	Filename string
+	// Length is the file's length, or -1 when the client declares it later.
+	Length  int64
+	Partial bool
+	// Metadata and ContentType as UploadOptions'.
+	Metadata    bson.D
+	ContentType string
+	ChunkSize   int
+	// Conditions are checked now, to fail early, and again atomically
+	// when the upload commits (IfMatch and IfNoneMatch only).
+	Conditions Conditions
+	Info       map[string]string
+	// ExpireAt is when the file expires once committed (zero: never).
+	ExpireAt time.Time
+	// Expiry is how long the upload lives after its last append.
+	Expiry time.Duration
+}
+
+func (b *Bucket) resumables() *mongo.Collection { return b.db.db.Collection(b.name + ResumableSuffix) }
+
+// CreateResumable records a new resumable upload, checking the name,
+// metadata, chunk size and length as OpenUpload would (ErrInvalidFilename,
+// ErrInvalidMetadata, ErrInvalidChunkSize, ErrTooLarge, ErrInvalidLength)
+// and its conditions against the newest revision of the name
+// (ErrPreconditionFailed).
+func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*Resumable, error) {
+	if !opts.Partial || opts.Filename != "" {
+		if err := CheckFilename(opts.Filename); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Length < -1 {
+		return nil, fmt.Errorf("%w: %d", ErrInvalidLength, opts.Length)
+	}
+	if err := b.checkSize(opts.Length); err != nil {
+		return nil, err
+	}
+	if opts.Expiry <= 0 {
+		return nil, fmt.Errorf("resumable upload: expiry %s is not positive", opts.Expiry)
+	}
+	chunkSize := opts.ChunkSize
+	if chunkSize == 0 {
+		chunkSize = b.ChunkSize()
+	}
+	if err := chunker.CheckChunkSize(int64(chunkSize)); err != nil {
+		return nil, err
+	}
+	md := opts.Metadata
+	if opts.ContentType != "" {
+		md = append(withoutKey(md, "contentType"), bson.E{Key: "contentType", Value: opts.ContentType})
+	}
+	if len(md) > 0 {
+		if err := CheckMetadata(md); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.checkStored(ctx, nil, md); err != nil {
+		return nil, err
+	}
+	if opts.Filename != "" {
+		if err := b.CheckName(ctx, opts.Filename, opts.Conditions); err != nil {
+			return nil, err
+		}
+	}
+	var expireAt time.Time
+	if !opts.ExpireAt.IsZero() {
+		var err error
+		if expireAt, err = clampExpiry(opts.ExpireAt); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.ensureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	if !expireAt.IsZero() {
+		if err := b.ensureExpiryIndexes(ctx); err != nil {
+			return nil, err
+		}
+	}
+	state, err := sha256.New().(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	var rnd [16]byte
+	rand.Read(rnd[:])
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	r := &Resumable{
+		ID: hex.EncodeToString(rnd[:]), FileID: bson.NewObjectID(), Filename: opts.Filename, Metadata: md,
+		ChunkSize: chunkSize, Length: opts.Length, Hash: state, Partial: opts.Partial,
+		IfMatch: opts.Conditions.IfMatch, IfNoneMatch: opts.Conditions.IfNoneMatch, Info: opts.Info, ExpireAt: expireAt,
+		Created: now, Expires: now.Add(opts.Expiry), Expiry: opts.Expiry,
+	}
+	if _, err := b.resumables().InsertOne(ctx, r); err != nil {
+		return nil, fmt.Errorf("create resumable upload: %w", err)
+	}
+	return r, nil
+}
+
+// checkSize refuses a length past the bucket's MaxFileSize.
+func (b *Bucket) checkSize(length int64) error {
+	if max := b.settings.MaxFileSize; max > 0 && length > max {
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, length, max)
+	}
+	return nil
+}
+
+// Resumable returns the upload with id id. It returns ErrResumableNotFound,
+// or ErrResumableExpired for one whose time is up that the sweeper has not
+// removed yet.
+func (b *Bucket) Resumable(ctx context.Context, id string) (*Resumable, error) {
+	var r Resumable
+	err := b.resumables().FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&r)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, fmt.Errorf("%w: %q in bucket %s", ErrResumableNotFound, id, b.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find resumable upload %q: %w", id, err)
+	}
+	if time.Now().After(r.Expires) {
+		return nil, fmt.Errorf("%w: %q in bucket %s expired at %s", ErrResumableExpired, id, b.name, r.Expires.UTC().Format(time.RFC3339))
+	}
+	return &r, nil
+}
+
+// DeclareResumableLength sets the length of an upload created without one.
+// It returns ErrInvalidLength (already declared, or below the offset) or
+// ErrTooLarge.
+func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length int64) error {
+	r, err := b.Resumable(ctx, id)
+	if err != nil {
+		return err
+	}
+	if r.Length >= 0 || length < r.Offset {
+		return fmt.Errorf("%w: %d (length %d, offset %d)", ErrInvalidLength, length, r.Length, r.Offset)
+	}
+	if err := b.checkSize(length); err != nil {
+		return err
+	}
+	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(-1)}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "length", Value: length}}}})
+	if err != nil {
+		return fmt.Errorf("declare length of %q: %w", id, err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: declared meanwhile", ErrInvalidLength)
+	}
+	return nil
+}
+
+// AppendOptions check an append.
+type AppendOptions struct {
+	// Checksum, when set, hashes the appended bytes; unless the sum equals
+	// Want, the append returns ErrChecksumMismatch and appends nothing.
+	Checksum hash.Hash
+	Want     []byte
+	// Expect is the number of bytes the client announced, or -1. With a
+	// checksum, an append cut short appends nothing: it cannot be verified.
+	Expect int64
+}
+
+// AppendResumable appends the content of r to the upload at offset, which
+// must be the upload's offset (ErrOffsetMismatch), and returns the new
+// record. The caller holds the upload's lock (LockResumable). Bytes past
+// the upload's length or the bucket's MaxFileSize return ErrTooLarge with
+// nothing appended. When r ends early (a client gone) what arrived stays
+// appended. When the last byte arrives the upload commits, as an upload's
+// Commit does (the creation's conditions checked atomically: a failed one
+// removes the upload and returns ErrPreconditionFailed); the record then
+// says Finished.
+func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r io.Reader, opts AppendOptions) (*Resumable, error) {
+	rec, err := b.Resumable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Finished {
+		return nil, fmt.Errorf("%w: %q", ErrUploadFinished, id)
+	}
+	if offset != rec.Offset {
+		return nil, fmt.Errorf("%w: %d, the upload is at %d", ErrOffsetMismatch, offset, rec.Offset)
+	}
+	if err := b.prepareAppend(ctx, rec); err != nil {
+		return nil, err
+	}
+	limit := int64(-1)
+	if rec.Length >= 0 {
+		limit = rec.Length - rec.Offset
+	}
+	if max := b.settings.MaxFileSize; max > 0 && (limit < 0 || max-rec.Offset < limit) {
+		limit = max - rec.Offset
+	}
+	src := r
+	if opts.Checksum != nil {
+		src = io.TeeReader(src, opts.Checksum)
+	}
+	if limit >= 0 {
+		// One byte more than allowed tells an oversized body from a full one.
+		src = io.LimitReader(src, limit+1)
+	}
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.Hash); err != nil {
+		return nil, fmt.Errorf("resumable upload %q: hash state: %w", id, err)
+	}
+	n, err := b.appendChunks(ctx, rec, src, h)
+	if err != nil {
+		return nil, fmt.Errorf("resumable upload %q: %w", id, err)
+	}
+	if limit >= 0 && n > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, rec.Offset+limit)
+	}
+	if opts.Checksum != nil {
+		if opts.Expect >= 0 && n != opts.Expect {
+			return nil, fmt.Errorf("%w: %d of %d bytes arrived, which cannot be verified", ErrChecksumMismatch, n, opts.Expect)
+		}
+		if got := opts.Checksum.Sum(nil); string(got) != string(opts.Want) {
+			return nil, fmt.Errorf("%w: the body's is %x", ErrChecksumMismatch, got)
+		}
+	}
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	next := *rec
+	next.Offset, next.Hash, next.Writing = rec.Offset+n, state, false
+	next.Expires = time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)
+	if next.Complete() {
+		if err := b.finishResumable(ctx, &next, h.Sum(nil)); err != nil {
+			return nil, err
+		}
+	}
+	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: rec.Offset}},
+		bson.D{{Key: "$set", Value: bson.D{
+			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "writing", Value: false},
+			{Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
+		}}})
+	if err != nil {
+		return nil, fmt.Errorf("resumable upload %q: record offset: %w", id, err)
+	}
+	if res.MatchedCount == 0 {
+		return nil, fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
+	}
+	return &next, nil
+}
+
+// prepareAppend removes what an earlier append left past the offset and
+// marks the record as being written, so that the next append cleans up
+// after this one if it fails.
+func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
+	if rec.Writing {
+		// An append whose commit landed but whose record update did not:
+		// the chunks past the offset are the file's.
+		if _, err := b.stat(ctx, rec.FileID); err == nil {
+			b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}, bson.D{{Key: "$set", Value: bson.D{
+				{Key: "offset", Value: rec.Length}, {Key: "finished", Value: true}, {Key: "writing", Value: false},
+			}}})
+			return fmt.Errorf("%w: the upload completed meanwhile", ErrOffsetMismatch)
+		}
+		first := rec.Offset / int64(rec.ChunkSize)
+		if rec.Offset%int64(rec.ChunkSize) != 0 {
+			first++ // the short last chunk stays: its first bytes count
+		}
+		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}}); err != nil {
+			return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
+		}
+		return nil
+	}
+	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
+	if err != nil {
+		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
+	}
+	return nil
+}
+
+// appendChunks stores src after rec.Offset and returns how many bytes it
+// stored, adding them to h. A short last chunk is completed first, in one
+// update of its document; the rest streams through a chunk writer.
+func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash) (int64, error) {
+	cs := int64(rec.ChunkSize)
+	k, p := rec.Offset/cs, rec.Offset%cs
+	var n int64
+	if p > 0 {
+		var chunk struct {
+			Data []byte `bson:"data"`
+		}
+		err := b.chunks.FindOne(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}}).Decode(&chunk)
+		if err == nil && int64(len(chunk.Data)) < p {
+			err = fmt.Errorf("it holds %d bytes", len(chunk.Data))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%w: chunk %d: %w", ErrChunksLost, k, err)
+		}
+		buf := make([]byte, cs)
+		copy(buf, chunk.Data[:p])
+		m, err := io.ReadFull(src, buf[p:])
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return 0, err
+		}
+		if m == 0 {
+			return 0, nil
+		}
+		h.Write(buf[p : p+int64(m)])
+		_, err = b.chunks.UpdateOne(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: buf[:p+int64(m)]}}}})
+		if err != nil {
+			return 0, fmt.Errorf("complete chunk %d: %w", k, err)
+		}
+		n = int64(m)
+		if p+int64(m) < cs {
+			return n, nil // the body ended inside the chunk
+		}
+		k++
+	}
+	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, chunker.WriterOptions{
+		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs, Hash: h,
+	})
+	if err != nil {
+		return 0, err
+	}
+	m, err := w.ReadFrom(src)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		w.Abort()
+		return 0, err
+	}
+	return n + m, nil
+}
+
+// FinishResumable commits an upload whose every byte is stored but that is
+// not committed yet (a zero-length upload, or one whose length was declared
+// at its offset), and returns the record.
+func (b *Bucket) FinishResumable(ctx context.Context, id string) (*Resumable, error) {
+	rec, err := b.Resumable(ctx, id)
+	if err != nil || rec.Finished || !rec.Complete() {
+		return rec, err
+	}
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.Hash); err != nil {
+		return nil, fmt.Errorf("resumable upload %q: hash state: %w", id, err)
+	}
+	if err := b.finishResumable(ctx, rec, h.Sum(nil)); err != nil {
+		return nil, err
+	}
+	if _, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "finished", Value: true}}}}); err != nil {
+		return nil, fmt.Errorf("resumable upload %q: %w", id, err)
+	}
+	return rec, nil
+}
+
+// finishResumable commits rec, whose bytes are all stored, through the
+// commit protocol, and marks it Finished. A partial upload only becomes
+// complete. A commit that fails for good (a failed condition, lost chunks)
+// removes the upload with its chunks.
+func (b *Bucket) finishResumable(ctx context.Context, rec *Resumable, sum []byte) error {
+	if rec.Partial {
+		rec.Finished = true
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
+	defer cancel()
+	_, replaced, replaceErr, err := b.commitFile(ctx, pendingFile{
+		id: rec.FileID, filename: rec.Filename, metadata: rec.Metadata,
+		length: rec.Length, chunkSize: rec.ChunkSize, sha256: sum, expireAt: rec.ExpireAt,
+		cond: Conditions{IfMatch: rec.IfMatch, IfNoneMatch: rec.IfNoneMatch}, replace: true,
+		abort: func(err error) error {
+			b.removeResumable(ctx, rec)
+			return err
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+	}
+	if replaced != nil && replaceErr == nil {
+		b.removeChunksOf(ctx, replaced.ID)
+	}
+	rec.Finished = true
+	return nil
+}
+
+// TerminateResumable removes the upload: its record, then its chunks
+// unless it became a file.
+func (b *Bucket) TerminateResumable(ctx context.Context, id string) error {
+	rec, err := b.Resumable(ctx, id)
+	if err != nil {
+		return err
+	}
+	return b.removeResumable(context.WithoutCancel(ctx), rec)
+}
+
+// removeResumable deletes the record first, so that no append lands after
+// it (the appends' record updates name the offset), then the chunks unless
+// the upload committed.
+func (b *Bucket) removeResumable(ctx context.Context, rec *Resumable) error {
+	if _, err := b.resumables().DeleteOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}); err != nil {
+		return fmt.Errorf("remove resumable upload %q: %w", rec.ID, err)
+	}
+	if rec.Finished && !rec.Partial {
+		return nil
+	}
+	if _, err := b.stat(ctx, rec.FileID); err == nil {
+		return nil // committed after all
+	}
+	return b.removeChunksOf(ctx, rec.FileID)
+}
+
+// ConcatResumable joins the complete partial uploads parts, in order, into
+// the final upload final (created with their total length) and commits it.
+// When every part but the last is a multiple of the chunk size and all
+// share it, their chunks are relabelled (no data is copied; only read once
+// for the SHA-256); otherwise their content is copied. The parts are
+// removed. It returns ErrPartialUnfinished or ErrInvalidPart having changed
+// nothing.
+func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []string) (*Resumable, error) {
+	rec, err := b.Resumable(ctx, final)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]*Resumable, len(parts))
+	var total int64
+	for i, id := range parts {
+		p, err := b.Resumable(ctx, id)
+		if errors.Is(err, ErrResumableNotFound) || errors.Is(err, ErrResumableExpired) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPart, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !p.Partial {
+			return nil, fmt.Errorf("%w: %q is not a partial upload", ErrInvalidPart, id)
+		}
+		if !p.Complete() {
+			return nil, fmt.Errorf("%w: %q", ErrPartialUnfinished, id)
+		}
+		recs[i] = p
+		total += p.Length
+	}
+	if err := b.checkSize(total); err != nil {
+		return nil, err
+	}
+	if total != rec.Length {
+		return nil, fmt.Errorf("%w: the parts hold %d bytes, the upload %d", ErrInvalidLength, total, rec.Length)
+	}
+	aligned := true
+	for i, p := range recs {
+		if p.ChunkSize != recs[0].ChunkSize || i < len(recs)-1 && p.Length%int64(p.ChunkSize) != 0 {
+			aligned = false
+		}
+	}
+	wctx := context.WithoutCancel(ctx)
+	h := sha256.New()
+	if aligned && len(recs) > 0 {
+		rec.ChunkSize = recs[0].ChunkSize
+		// The SHA-256 of the whole is read before anything moves.
+		for _, p := range recs {
+			if err := b.readInto(ctx, h, p); err != nil {
+				return nil, err
+			}
+		}
+		var n int64
+		for _, p := range recs {
+			_, err := b.chunks.UpdateMany(wctx, bson.D{{Key: "files_id", Value: p.FileID}}, bson.D{
+				{Key: "$set", Value: bson.D{{Key: "files_id", Value: rec.FileID}}},
+				{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(n / int64(p.ChunkSize))}}},
+			})
+			if err != nil {
+				return nil, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, err)
+			}
+			n += p.Length
+		}
+	} else {
+		w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, chunker.WriterOptions{ChunkSize: rec.ChunkSize, Budget: b.db.uploads, Hash: h})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range recs {
+			if err = b.readInto(ctx, w, p); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("concatenate: %w", err)
+		}
+	}
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	rec.Offset, rec.Hash, rec.Parts = total, state, parts
+	if err := b.finishResumable(wctx, rec, h.Sum(nil)); err != nil {
+		return nil, err
+	}
+	if _, err := b.resumables().UpdateOne(wctx, bson.D{{Key: "_id", Value: final}}, bson.D{{Key: "$set", Value: bson.D{
+		{Key: "offset", Value: total}, {Key: "hash", Value: state}, {Key: "chunkSize", Value: rec.ChunkSize},
+		{Key: "parts", Value: parts}, {Key: "finished", Value: true},
+	}}}); err != nil {
+		return nil, fmt.Errorf("concatenate: %w", err)
+	}
+	for _, p := range recs {
+		b.removeResumable(wctx, p)
+	}
+	return rec, nil
+}
+
+// readInto copies the stored content of the complete upload p into w.
+func (b *Bucket) readInto(ctx context.Context, w io.Writer, p *Resumable) error {
+	if p.Length == 0 {
+		return nil
+	}
+	r, err := chunker.NewReader(ctx, b.chunks, chunker.File{ID: p.FileID, Length: p.Length, ChunkSize: p.ChunkSize})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("read %q: %w", p.ID, err)
+	}
+	return nil
+}
+
+// SweepResumable removes the uploads of this bucket whose time is up, with
+// the chunks of those that did not become files, and returns how many
+// unfinished ones it removed.
+func (b *Bucket) SweepResumable(ctx context.Context) (int, error) {
+	cur, err := b.resumables().Find(ctx, bson.D{{Key: "expires", Value: bson.D{{Key: "$lt", Value: time.Now()}}}})
+	if err != nil {
+		return 0, fmt.Errorf("sweep resumable uploads: %w", err)
+	}
+	var old []Resumable
+	if err := cur.All(ctx, &old); err != nil {
+		return 0, fmt.Errorf("sweep resumable uploads: %w", err)
+	}
+	n := 0
+	for i := range old {
+		if err := b.removeResumable(ctx, &old[i]); err != nil {
+			return n, err
+		}
+		if !old[i].Finished || old[i].Partial {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// resumableIDs are the files_ids of this bucket's resumable uploads: the
+// orphan sweeper leaves their chunks alone however old they are.
+func (b *Bucket) resumableIDs(ctx context.Context) ([]bson.RawValue, error) {
+	cur, err := b.resumables().Find(ctx, bson.D{}, options.Find().SetProjection(bson.D{{Key: "fileId", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("list resumable uploads: %w", err)
+	}
+	var ids []bson.RawValue
+	err = eachRaw(ctx, cur, func(doc bson.Raw) error {
+		ids = append(ids, doc.Lookup("fileId"))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list resumable uploads: %w", err)
+	}
+	return ids, nil
+}
