@@ -46,6 +46,7 @@ const (
 	// rule's day lasts (Ceph RGW's rgw_lc_debug_interval); 0s is 24 h.
 	KeyLifecycleDebugDay = "lifecycle-debug-day"
 	KeyChunkCacheSize    = "chunk-cache-size"
+	KeyUploadExpiry      = "upload-expiry"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -84,6 +85,7 @@ type Config struct {
 	ExpirySweepInterval  time.Duration // removal of expired files; 0 disables it
 	LifecycleDebugDay    time.Duration // testing only: a lifecycle day lasts this long; 0 is 24 h
 	ChunkCacheSize       int64         // bytes of chunks downloads share; 0 keeps none
+	UploadExpiry         time.Duration // resumable (tus) uploads idle this long are removed
 
 	Auth auth.Config
 	TLS  TLS
@@ -128,6 +130,7 @@ var defaults = map[string]any{
 	KeyExpirySweepInterval:  "1m",
 	KeyLifecycleDebugDay:    "0s",
 	KeyChunkCacheSize:       "64MiB",
+	KeyUploadExpiry:         "24h",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -154,7 +157,7 @@ var keys = []string{
 	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
-	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize,
+	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry,
 	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
@@ -261,6 +264,7 @@ func Load(v *viper.Viper) (Config, error) {
 	c.S3MultipartExpiry = dur(KeyS3MultipartExpiry)
 	c.ExpirySweepInterval = dur(KeyExpirySweepInterval)
 	c.LifecycleDebugDay = dur(KeyLifecycleDebugDay)
+	c.UploadExpiry = dur(KeyUploadExpiry)
 	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
 		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
 	} else {

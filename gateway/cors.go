@@ -15,6 +15,10 @@ var (
 	corsExposeHeaders = strings.Join([]string{
 		"ETag", "Content-Range", "Content-Length", "Content-Disposition", "Accept-Ranges", "Location",
 		"Last-Modified", "Retry-After", HeaderID, HeaderMetadata, HeaderExpires, echo.HeaderXRequestID,
+		// The resumable uploads' (tus) replies.
+		"Tus-Resumable", "Tus-Version", "Tus-Extension", "Tus-Max-Size", "Tus-Checksum-Algorithm",
+		"Upload-Offset", "Upload-Length", "Upload-Metadata", "Upload-Defer-Length", "Upload-Concat",
+		"Upload-Expires", "X-Gridfs-Location",
 	}, ", ")
 )
 
@@ -26,7 +30,8 @@ func corsHeaderAllowed(name string) bool {
 		"x-gridfs-metadata", "x-gridfs-expires", "x-request-id":
 		return true
 	}
-	return strings.HasPrefix(name, "if-") || strings.HasPrefix(name, "x-meta-")
+	return strings.HasPrefix(name, "if-") || strings.HasPrefix(name, "x-meta-") ||
+		strings.HasPrefix(name, "upload-") || name == "tus-resumable" || name == "x-http-method-override"
 }
 
 // cors answers preflight requests and marks replies to allowed origins.

@@ -16,6 +16,7 @@ import (
 	"github.com/gridfsd/gridfsd/dav"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/gridfsd/gridfsd/resumable"
 	"github.com/gridfsd/gridfsd/s3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ not for production.`,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 				config.KeyS3Listen, config.KeyS3MultipartExpiry,
-				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize,
+				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize, config.KeyUploadExpiry,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -79,6 +80,7 @@ not for production.`,
 	durationFlag(f, config.KeyS3MultipartExpiry, "abort S3 multipart uploads not completed within this time")
 	durationFlag(f, config.KeyExpirySweepInterval, "remove expired files and their chunks at this interval (0s: never; they are invisible through gridfsd at once either way)")
 	durationFlag(f, config.KeyLifecycleDebugDay, "FOR TESTING ONLY: a lifecycle rule's day lasts this long (0s: 24h), as Ceph RGW's rgw_lc_debug_interval")
+	durationFlag(f, config.KeyUploadExpiry, "remove resumable (tus) uploads with no PATCH for this long, with their chunks")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -159,6 +161,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tus, err := resumable.New(resumable.Config{
+		DB: bdb, Auth: authz, Logger: log, Expiry: c.UploadExpiry, MaxSize: c.MaxUploadSize,
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create the resumable uploads: %w", err)
+	}
+	go tus.Run(ctx)
 	gw, err := gateway.New(gateway.Config{
 		DB:                  bdb,
 		Logger:              log,
@@ -176,7 +185,10 @@ func (m *Main) Run(ctx context.Context) error {
 		ExpirySweepInterval: c.ExpirySweepInterval,
 		// A ping that outlives server selection only repeats its answer.
 		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
-		Mounts:       []gateway.Mount{{Prefix: dav.DefaultPrefix, Handler: davDoor}},
+		Mounts: []gateway.Mount{
+			{Prefix: dav.DefaultPrefix, Handler: davDoor},
+			{Prefix: resumable.DefaultPrefix, Handler: tus},
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create gateway: %w", err)
@@ -184,6 +196,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := davDoor.Register(gw.Registry()); err != nil {
 		return err
 	}
+	gw.Registry().MustRegister(tus.Collectors()...)
 	s3ctx, stopS3 := context.WithCancel(ctx)
 	defer stopS3()
 	s3done, err := m.startS3(s3ctx, s3Ln, bdb, authz, gw.Registry())

@@ -1,0 +1,152 @@
+package resumable
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"fmt"
+	"hash"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// exchange is what one request carries to the store and what the store
+// leaves for the reply: the parts of the protocol tusd's handler does not
+// implement (checksums, expiration, the creation's preconditions) and
+// gridfsd's own reply headers.
+type exchange struct {
+	bucket    string
+	requestID string
+	cond      buckets.Conditions
+
+	checksum     hash.Hash
+	checksumWant []byte
+	expect       int64 // Content-Length, or -1
+
+	mu      sync.Mutex
+	expires time.Time
+	fileID  bson.ObjectID // set once the upload became a file
+}
+
+type exchangeKey struct{}
+
+func exchangeOf(ctx context.Context) *exchange {
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+func requestID(ctx context.Context) string {
+	if ex := exchangeOf(ctx); ex != nil {
+		return ex.requestID
+	}
+	return ""
+}
+
+// noteExpires keeps when an unfinished upload expires, for Upload-Expires.
+func (ex *exchange) noteExpires(r *buckets.Resumable) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if r.Finished {
+		ex.expires = time.Time{}
+	} else {
+		ex.expires = r.Expires
+	}
+}
+
+// noteFile keeps the id of the file a finished upload became.
+func (ex *exchange) noteFile(bucket string, r *buckets.Resumable) {
+	if !r.Finished || r.Partial {
+		return
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.fileID = r.FileID
+}
+
+// ChecksumAlgorithms are the algorithms of the checksum extension, in
+// Tus-Checksum-Algorithm's order.
+var checksumAlgorithms = map[string]func() hash.Hash{
+	"sha1": sha1.New, "md5": md5.New, "sha256": sha256.New, "sha512": sha512.New,
+}
+
+const checksumAlgorithmList = "sha1,md5,sha256,sha512"
+
+// parseChecksum reads Upload-Checksum: "<algorithm> <base64 digest>".
+func parseChecksum(v string) (hash.Hash, []byte, error) {
+	algo, enc, ok := strings.Cut(strings.TrimSpace(v), " ")
+	newHash, known := checksumAlgorithms[strings.ToLower(algo)]
+	if !ok || !known {
+		return nil, nil, fmt.Errorf("Upload-Checksum %q: the algorithm is not one of %s", v, checksumAlgorithmList)
+	}
+	want, err := base64.StdEncoding.DecodeString(strings.TrimSpace(enc))
+	h := newHash()
+	if err != nil || len(want) != h.Size() {
+		return nil, nil, fmt.Errorf("Upload-Checksum %q: the digest is not a base64 %s sum", v, algo)
+	}
+	return h, want, nil
+}
+
+// reply adds the headers tusd does not know to its replies, when it writes
+// the status: Upload-Expires, the extensions it lacks, the file's id and
+// location, and signatures on the Location of a signed creation.
+type reply struct {
+	http.ResponseWriter
+	door      *Door
+	ex        *exchange
+	signQuery func(path string) string // nil unless the creation was signed
+	wrote     bool
+}
+
+func (w *reply) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *reply) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *reply) WriteHeader(status int) {
+	if w.wrote || status < 200 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.wrote = true
+	h := w.Header()
+	if ext := h.Get("Tus-Extension"); ext != "" {
+		h.Set("Tus-Extension", ext+",checksum,expiration")
+		h.Set("Tus-Checksum-Algorithm", checksumAlgorithmList)
+	}
+	w.ex.mu.Lock()
+	expires, fileID := w.ex.expires, w.ex.fileID
+	w.ex.mu.Unlock()
+	if !expires.IsZero() && status < 300 {
+		h.Set("Upload-Expires", expires.UTC().Format(http.TimeFormat))
+	}
+	if !fileID.IsZero() && status < 300 {
+		// As the HTTP API's replies give them.
+		h.Set("X-Gridfs-Id", buckets.FormatID(fileID))
+		h.Set("X-Gridfs-Location", "/id/"+url.PathEscape(w.ex.bucket)+"/"+fileID.Hex())
+	}
+	if loc := h.Get("Location"); loc != "" {
+		// A path, not tusd's absolute URL built from the Host header:
+		// behind a load balancer or a proxy, the client's own origin.
+		if u, err := url.Parse(loc); err == nil {
+			u.Scheme, u.Host = "", ""
+			if w.signQuery != nil {
+				u.RawQuery = w.signQuery(u.Path)
+			}
+			h.Set("Location", u.String())
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
