@@ -7,7 +7,9 @@
 # stable screenshots); tests/interop_python_test.go uses PyMongo's gridfs;
 # the S3 real-client tests use awscli, rclone, s3cmd and boto3; TestReadme runs
 # the README's walkthroughs with curl and awscli; the WebDAV tests run litmus,
-# cadaver and rclone's webdav backend.
+# cadaver and rclone's webdav backend; tests/tus runs tus-js-client (npm,
+# installed into tests/tus/node_modules from its package-lock.json) under Node
+# and Debian's tuspy.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +26,9 @@ have_py boto3 || missing+=(python3-boto3)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v litmus >/dev/null 2>&1 || missing+=(litmus)
 command -v cadaver >/dev/null 2>&1 || missing+=(cadaver)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+/usr/bin/python3 -c "import tusclient" 2>/dev/null || missing+=(python3-tuspy)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} (apt-get)"
@@ -32,6 +37,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -d tests/tus/node_modules/tus-js-client ]; then
+  (cd tests/tus && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 go version
