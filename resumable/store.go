@@ -50,6 +50,7 @@ const (
 	metaFilename    = "filename"
 	metaFiletype    = "filetype"
 	metaContentType = "contentType"
+	metaExpires     = "expires"
 )
 
 func (s store) NewUpload(ctx context.Context, info handler.FileInfo) (handler.Upload, error) {
@@ -68,13 +69,20 @@ func (s store) NewUpload(ctx context.Context, info handler.FileInfo) (handler.Up
 	if opts.Filename == "" && !info.IsPartial {
 		return nil, handler.NewError("ERR_FILENAME_REQUIRED", "Upload-Metadata has no filename: it names the GridFS file", http.StatusBadRequest)
 	}
+	if v, ok := info.MetaData[metaExpires]; ok {
+		at, err := buckets.ParseExpiry(v, time.Now())
+		if err != nil {
+			return nil, s.door.tusError(ctx, err)
+		}
+		opts.ExpireAt = at
+	}
 	opts.ContentType = info.MetaData[metaContentType]
 	if opts.ContentType == "" {
 		opts.ContentType = info.MetaData[metaFiletype]
 	}
 	keys := make([]string, 0, len(info.MetaData))
 	for k := range info.MetaData {
-		if k != metaFilename && k != metaFiletype && k != metaContentType {
+		if k != metaFilename && k != metaFiletype && k != metaContentType && k != metaExpires {
 			keys = append(keys, k)
 		}
 	}
@@ -267,7 +275,8 @@ func (d *Door) tusError(ctx context.Context, err error) error {
 		return handler.ErrUploadNotFinished
 	case errors.Is(err, buckets.ErrInvalidFilename), errors.Is(err, buckets.ErrInvalidMetadata),
 		errors.Is(err, buckets.ErrInvalidChunkSize), errors.Is(err, buckets.ErrInvalidLength),
-		errors.Is(err, buckets.ErrInvalidPart), errors.Is(err, buckets.ErrInvalidBucketName):
+		errors.Is(err, buckets.ErrInvalidPart), errors.Is(err, buckets.ErrInvalidBucketName),
+		errors.Is(err, buckets.ErrInvalidExpiry):
 		return handler.NewError("ERR_INVALID_REQUEST", err.Error(), http.StatusBadRequest)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return handler.NewError("ERR_CANCELLED", "the request ended before the store answered", http.StatusServiceUnavailable)

@@ -184,6 +184,21 @@ func TestProtocol(t *testing.T) {
 	}
 	checkFile(t, s, "inpost", small)
 
+	// The expires key of the metadata is the file's expiry; a bad one is 400.
+	res = tusReq(t, http.MethodPost, s.url("/uploads/fs/"), small, "Upload-Length", "1000", "Upload-Metadata", meta("filename", "expiring", "expires", "1h"),
+		"Content-Type", "application/offset+octet-stream")
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("creation with expires: %d", res.StatusCode)
+	}
+	got, err := http.Get(s.url("/b/fs/expiring"))
+	if err != nil || got.Header.Get("X-Gridfs-Expires") == "" {
+		t.Fatalf("the file has no expiry: %v %v", err, got.Header)
+	}
+	got.Body.Close()
+	if res := tusReq(t, http.MethodPost, s.url("/uploads/fs/"), nil, "Upload-Length", "1", "Upload-Metadata", meta("filename", "x", "expires", "soon")); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad expires: %d", res.StatusCode)
+	}
+
 	// If-None-Match: * holds at the creation, fails at the commit.
 	loc = create(t, s, "raced", 10, "If-None-Match", "*")
 	req, _ := http.NewRequest(http.MethodPut, s.url("/b/fs/raced"), nil)
