@@ -166,9 +166,18 @@ func (s *Server) sign(c echo.Context) error {
 	if err != nil {
 		return badRequest("path %q: query: %v", sr.Path, err)
 	}
+	probe := &http.Request{Method: sr.Method, URL: u, Header: http.Header{"Authorization": req.Header.Values("Authorization")}}
+	if bucket, ok, door := s.signableMount(sr.Method, u.Path); door {
+		if !ok {
+			return badRequest("path %q with method %s cannot be signed", sr.Path, sr.Method)
+		}
+		return s.signURL(c, sr, u, query, probe, bucket, auth.Write)
+	}
+	if sr.Method == http.MethodPost {
+		return badRequest("method POST is signed only for the resumable uploads' creation, POST /uploads/{bucket}/")
+	}
 	// The same router and table as real requests decide what the path
 	// needs, so a signed URL cannot reach further than the route it names.
-	probe := &http.Request{Method: sr.Method, URL: u, Header: http.Header{"Authorization": req.Header.Values("Authorization")}}
 	pc := s.echo.NewContext(probe, nil)
 	s.echo.Router().Find(sr.Method, echo.GetPath(probe), pc)
 	need, checked := routeAccess(sr.Method, pc.Path())
@@ -182,6 +191,28 @@ func (s *Server) sign(c echo.Context) error {
 	if bucket == "" {
 		return badRequest("path %q names no bucket", sr.Path)
 	}
+	return s.signURL(c, sr, u, query, probe, bucket, need)
+}
+
+// signableMount asks the door mounted at path, if any, whether method on
+// path can be signed and for which bucket.
+func (s *Server) signableMount(method, path string) (bucket string, ok, door bool) {
+	for _, m := range s.cfg.Mounts {
+		if strings.HasPrefix(path, m.Prefix) {
+			if m.Signable == nil {
+				return "", false, true
+			}
+			bucket, ok = m.Signable(method, path)
+			return bucket, ok, true
+		}
+	}
+	return "", false, false
+}
+
+// signURL mints the URL once the caller's token is known to allow need on
+// bucket.
+func (s *Server) signURL(c echo.Context, sr parsedSign, u *url.URL, query url.Values, probe *http.Request, bucket string, need auth.Access) error {
+	a := s.cfg.Auth
 	if _, err := a.Authorize(probe, bucket, need); err != nil {
 		return err
 	}
@@ -220,9 +251,9 @@ func readSignRequest(r io.Reader, maxLife time.Duration) (parsedSign, error) {
 	}
 	p.Method, p.Path = strings.ToUpper(sr.Method), sr.Path
 	switch p.Method {
-	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost:
 	default:
-		return p, badRequest("method %q is not GET, HEAD, PUT, PATCH or DELETE", sr.Method)
+		return p, badRequest("method %q is not GET, HEAD, PUT, PATCH, DELETE or POST", sr.Method)
 	}
 	p.expiry = DefaultSignExpiry
 	if sr.Expires != "" {

@@ -95,6 +95,10 @@ type Config struct {
 type Mount struct {
 	Prefix  string
 	Handler http.Handler
+	// Signable, when set, lets POST /sign mint URLs for the door: it
+	// names the bucket a request of method on path writes to, or says
+	// that it cannot be signed. A signed URL of a door needs write access.
+	Signable func(method, path string) (bucket string, ok bool)
 }
 
 func (c *Config) validate() error {

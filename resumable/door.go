@@ -199,6 +199,14 @@ func (d *Door) route(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Signable says which bucket a signed URL for method on path would write
+// to: only the creation, POST {Prefix}{bucket}/, is signed by POST /sign;
+// the uploads it creates get their signed Locations from it.
+func (d *Door) Signable(method, path string) (bucket string, ok bool) {
+	bucket, rest, found := strings.Cut(strings.TrimPrefix(path, d.cfg.Prefix), "/")
+	return bucket, method == http.MethodPost && found && rest == "" && bucket != ""
+}
+
 // signedMethod is the method the Location of a signed creation is signed
 // for: any tus request on that one upload (HEAD, PATCH, DELETE).
 const signedMethod = "TUS"

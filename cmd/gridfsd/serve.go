@@ -187,7 +187,7 @@ func (m *Main) Run(ctx context.Context) error {
 		ReadyTimeout: min(c.ConnectTimeout, gateway.DefaultReadyTimeout),
 		Mounts: []gateway.Mount{
 			{Prefix: dav.DefaultPrefix, Handler: davDoor},
-			{Prefix: resumable.DefaultPrefix, Handler: tus},
+			{Prefix: resumable.DefaultPrefix, Handler: tus, Signable: tus.Signable},
 		},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/resumable"
 	"github.com/spf13/cobra"
 )
 
@@ -30,8 +31,13 @@ func (a *app) newSignCommand() *cobra.Command {
 			method := strings.ToUpper(args[0])
 			switch method {
 			case "GET", "HEAD", "PUT", "DELETE", "PATCH":
+			case "POST":
+				// Only the creation of resumable uploads is signed for POST.
+				if !strings.HasPrefix(args[1], resumable.DefaultPrefix) {
+					return usagef("POST is signed only for %s{bucket}/ (resumable uploads)", resumable.DefaultPrefix)
+				}
 			default:
-				return usagef("method %q is not GET, HEAD, PUT, DELETE or PATCH", args[0])
+				return usagef("method %q is not GET, HEAD, PUT, DELETE, PATCH or POST", args[0])
 			}
 			if expires <= 0 {
 				return usagef("--expires must be more than 0")
