@@ -167,7 +167,7 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 	}
 	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
 	if err != nil {
-		return fmt.Errorf("delete file %v: %w", id, err)
+		return fmt.Errorf("delete file %v: %w", id, full(err))
 	}
 	if _, err := b.deleteChunks(ctx, id); err != nil {
 		return err
@@ -384,6 +384,10 @@ type UploadOptions struct {
 	// ExpireAt, when set, is when the file expires (ParseExpiry reads
 	// what clients send): stored as the top-level FieldExpireAt.
 	ExpireAt time.Time
+	// Size is the length the client announced (Content-Length), 0 when
+	// unknown: an upload that would take the store below its disk reserve
+	// is refused before it starts (ErrInsufficientStorage).
+	Size int64
 }
 
 // FieldS3ETag is the top-level files document field, gridfsd's own, that
@@ -414,6 +418,7 @@ type Upload struct {
 	done       bool
 	committing bool // Commit was called
 	committed  bool
+	unchecked  int64 // bytes written since the last look at the free space
 }
 
 // OpenUpload starts an upload of a file named filename. It checks the name,
@@ -450,12 +455,15 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 			return nil, err
 		}
 	}
-	if err := b.ensureIndexes(ctx); err != nil {
+	if err := b.db.checkSpace(opts.Size); err != nil {
 		return nil, err
+	}
+	if err := b.ensureIndexes(ctx); err != nil {
+		return nil, full(err)
 	}
 	if !expireAt.IsZero() {
 		if err := b.ensureExpiryIndexes(ctx); err != nil {
-			return nil, err
+			return nil, full(err)
 		}
 	}
 	id := opts.ID
@@ -494,21 +502,31 @@ func withoutKey(d bson.D, key string) bson.D {
 func (u *Upload) ID() any { return u.id }
 
 // Write adds p to the file. Past the UploadLimit it aborts the
-// upload and returns ErrTooLarge.
+// upload and returns ErrTooLarge; when the store runs short of space,
+// ErrInsufficientStorage (then the caller aborts).
 func (u *Upload) Write(p []byte) (int, error) {
 	if u.max > 0 && u.w.Length()+int64(len(p)) > u.max {
 		u.Abort()
 		return 0, tooLarge(u.w.Length()+int64(len(p)), u.max, u.maxName)
 	}
+	if u.unchecked += int64(len(p)); u.b.db.space != nil && u.unchecked >= SpaceCheckInterval {
+		u.unchecked = 0
+		if err := u.b.db.checkSpace(0); err != nil {
+			return 0, err
+		}
+	}
 	n, err := u.w.Write(p)
 	if u.md5 != nil {
 		u.md5.Write(p[:n])
 	}
-	return n, err
+	return n, full(err)
 }
 
-// ReadFrom copies r into the file until EOF.
+// ReadFrom copies r into the file until EOF. Past the bucket's MaxFileSize
+// it aborts the upload and returns ErrTooLarge; when the store runs short
+// of space, ErrInsufficientStorage (then the caller aborts).
 func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
+	r = u.b.db.guardSpace(r)
 	if u.md5 != nil {
 		r = io.TeeReader(r, u.md5)
 	}
@@ -519,9 +537,10 @@ func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
 			u.Abort()
 			return n, fmt.Errorf("%w: more than the %s of %d bytes", ErrTooLarge, u.maxName, u.max)
 		}
-		return n, err
+		return n, full(err)
 	}
-	return u.w.ReadFrom(r)
+	n, err := u.w.ReadFrom(r)
+	return n, full(err)
 }
 
 // Length is the number of bytes written so far.

@@ -55,7 +55,7 @@ func (b *Bucket) deleteChunks(ctx context.Context, id any) (int64, error) {
 	defer b.db.cache.Invalidate(b.chunks, id)
 	res, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: id}})
 	if err != nil {
-		return 0, fmt.Errorf("delete chunks of %v: %w", id, err)
+		return 0, fmt.Errorf("delete chunks of %v: %w", id, full(err))
 	}
 	return res.DeletedCount, nil
 }

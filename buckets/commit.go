@@ -161,13 +161,13 @@ func (u *Upload) Commit() (*File, error) {
 	}
 	u.done, u.committing = true, true
 	if err := u.w.Close(); err != nil {
-		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
+		return nil, fmt.Errorf("upload %q: %w", u.filename, full(err))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), CommitTimeout)
 	defer cancel()
 	f, err := u.commit(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("upload %q: %w", u.filename, err)
+		return nil, fmt.Errorf("upload %q: %w", u.filename, full(err))
 	}
 	u.committed = true
 	if u.replaced != nil && u.replaceErr == nil {
@@ -399,7 +399,7 @@ func (b *Bucket) PatchFileIf(ctx context.Context, id any, p FilePatch, cond Cond
 		// must not bring it back.
 		res, err := b.files.UpdateOne(ctx, b.live(bson.D{{Key: "_id", Value: id}}, time.Now()), update)
 		if err != nil {
-			return nil, fmt.Errorf("update file %v: %w", id, err)
+			return nil, fmt.Errorf("update file %v: %w", id, full(err))
 		}
 		if res.MatchedCount == 0 {
 			return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
@@ -412,7 +412,7 @@ func (b *Bucket) PatchFileIf(ctx context.Context, id any, p FilePatch, cond Cond
 	err = b.underLease(ctx, id, cond, name, func(f *File) (bool, error) {
 		res, err := b.files.UpdateOne(ctx, versionFilter(f), update)
 		if err != nil {
-			return false, fmt.Errorf("update file %v: %w", id, err)
+			return false, fmt.Errorf("update file %v: %w", id, full(err))
 		}
 		return res.MatchedCount == 1, nil
 	})

@@ -63,7 +63,8 @@ type DB struct {
 
 	log *slog.Logger // nil: slog.Default()
 
-	day time.Duration // a lifecycle day; 0 is 24 h (SetLifecycleDay)
+	day   time.Duration // a lifecycle day; 0 is 24 h (SetLifecycleDay)
+	space *spaceGuard   // nil: the store's disk is not watched (MongoDB)
 
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked

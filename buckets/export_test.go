@@ -5,3 +5,6 @@ var LeaseID = leaseID
 
 // SweepLeaseID exposes sweepLeaseID to the tests.
 var SweepLeaseID = sweepLeaseID
+
+// WrapStoreError exposes full to the tests.
+var WrapStoreError = full

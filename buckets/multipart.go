@@ -105,8 +105,11 @@ func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts Uplo
 	if err := b.checkStored(ctx, nil, md); err != nil {
 		return nil, err
 	}
-	if err := b.ensureIndexes(ctx); err != nil {
+	if err := b.db.checkSpace(0); err != nil {
 		return nil, err
+	}
+	if err := b.ensureIndexes(ctx); err != nil {
+		return nil, full(err)
 	}
 	var rnd [16]byte
 	rand.Read(rnd[:])
@@ -120,7 +123,7 @@ func (b *Bucket) CreateMultipart(ctx context.Context, filename string, opts Uplo
 		Initiated: time.Now().UTC().Truncate(time.Millisecond),
 	}
 	if _, err := b.uploads().InsertOne(ctx, mu); err != nil {
-		return nil, fmt.Errorf("create multipart upload of %q: %w", filename, err)
+		return nil, fmt.Errorf("create multipart upload of %q: %w", filename, full(err))
 	}
 	return mu, nil
 }
@@ -208,6 +211,9 @@ func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUploa
 	if err != nil {
 		return nil, err
 	}
+	if err := b.db.checkSpace(0); err != nil {
+		return nil, err
+	}
 	id := bson.NewObjectID()
 	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: mu.ChunkSize, Budget: b.db.uploads})
 	if err != nil {
@@ -219,11 +225,13 @@ func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUploa
 
 // ReadFrom copies r into the part until EOF. A part larger than the
 // bucket's UploadLimit fails with ErrTooLarge (the whole upload could not
-// complete anyway) and is aborted.
+// complete anyway) and is aborted; when the store runs short of space it
+// returns ErrInsufficientStorage (then the caller aborts).
 func (p *PartUpload) ReadFrom(r io.Reader) (int64, error) {
-	r = io.TeeReader(r, p.md5)
+	r = io.TeeReader(p.b.db.guardSpace(r), p.md5)
 	if p.max <= 0 {
-		return p.w.ReadFrom(r)
+		n, err := p.w.ReadFrom(r)
+		return n, full(err)
 	}
 	// One byte more than allowed tells an oversized part from a full one.
 	n, err := p.w.ReadFrom(io.LimitReader(r, p.max-p.w.Length()+1))
@@ -232,7 +240,7 @@ func (p *PartUpload) ReadFrom(r io.Reader) (int64, error) {
 		limit, name := p.b.UploadLimit()
 		return n, fmt.Errorf("%w: part %d: more than the %s of %d bytes", ErrTooLarge, p.number, name, limit)
 	}
-	return n, err
+	return n, full(err)
 }
 
 // Length is the number of bytes written so far.
@@ -253,7 +261,7 @@ func (p *PartUpload) Commit() (*Part, error) {
 	}
 	p.done = true
 	if err := p.w.Close(); err != nil {
-		return nil, fmt.Errorf("upload part %d: %w", p.number, err)
+		return nil, fmt.Errorf("upload part %d: %w", p.number, full(err))
 	}
 	ctx := context.WithoutCancel(p.ctx)
 	part := &Part{
@@ -272,7 +280,7 @@ func (p *PartUpload) Commit() (*Part, error) {
 	err := p.b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
 		options.FindOneAndReplace().SetUpsert(true).SetReturnDocument(options.Before)).Decode(&old)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return fail(fmt.Errorf("record part %d: %w", p.number, err))
+		return fail(fmt.Errorf("record part %d: %w", p.number, full(err)))
 	}
 	if err == nil {
 		p.b.removeChunksOf(ctx, old.FilesID)
@@ -389,7 +397,7 @@ func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []
 		f, err = b.joinByCopy(ctx, mu, parts, etag, cond)
 	}
 	if err != nil {
-		return nil, err
+		return nil, full(err)
 	}
 	b.removeMultipart(wctx, mu.ID, parts)
 	return f, nil
@@ -474,9 +482,13 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 // joinByCopy streams the parts' content into a new file with the upload's
 // file id.
 func (b *Bucket) joinByCopy(ctx context.Context, mu *MultipartUpload, parts []Part, etag string, cond Conditions) (*File, error) {
+	var size int64
+	for _, p := range parts {
+		size += p.Size
+	}
 	up, err := b.OpenUpload(ctx, mu.Filename, UploadOptions{
 		ID: mu.FileID, ChunkSize: mu.ChunkSize, Metadata: mu.Metadata, Conditions: cond,
-		Extra: bson.D{{Key: FieldS3ETag, Value: etag}},
+		Extra: bson.D{{Key: FieldS3ETag, Value: etag}}, Size: size,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)

@@ -47,6 +47,7 @@ const (
 	KeyLifecycleDebugDay = "lifecycle-debug-day"
 	KeyChunkCacheSize    = "chunk-cache-size"
 	KeyUploadExpiry      = "upload-expiry"
+	KeyMinFreeSpace      = "min-free-space"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -86,6 +87,7 @@ type Config struct {
 	LifecycleDebugDay    time.Duration // testing only: a lifecycle day lasts this long; 0 is 24 h
 	ChunkCacheSize       int64         // bytes of chunks downloads share; 0 keeps none
 	UploadExpiry         time.Duration // resumable (tus) uploads idle this long are removed
+	MinFreeSpace         int64         // embedded store: uploads are refused (507) before free disk falls below it
 
 	Auth auth.Config
 	TLS  TLS
@@ -131,6 +133,7 @@ var defaults = map[string]any{
 	KeyLifecycleDebugDay:    "0s",
 	KeyChunkCacheSize:       "64MiB",
 	KeyUploadExpiry:         "24h",
+	KeyMinFreeSpace:         "128MiB",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -157,7 +160,7 @@ var keys = []string{
 	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
-	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry,
+	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry, KeyMinFreeSpace,
 	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
@@ -288,6 +291,9 @@ func Load(v *viper.Viper) (Config, error) {
 	c.MaxUploadSize = size
 	if c.ChunkCacheSize, err = ParseSize(v.GetString(KeyChunkCacheSize)); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", KeyChunkCacheSize, err))
+	}
+	if c.MinFreeSpace, err = ParseSize(v.GetString(KeyMinFreeSpace)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", KeyMinFreeSpace, err))
 	}
 	for _, a := range []struct{ key, addr string }{{KeyListen, c.Listen}, {KeyEmbeddedListen, c.EmbeddedListen}} {
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {

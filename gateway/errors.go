@@ -62,6 +62,10 @@ func classify(err error) (status int, code string) {
 		return http.StatusServiceUnavailable, "too_many_uploads"
 	case errors.Is(err, errTimeout):
 		return http.StatusServiceUnavailable, "timeout"
+	case errors.Is(err, buckets.ErrInsufficientStorage):
+		// Before the store's other failures: a full disk is neither an
+		// outage nor an internal error, and retrying soon does not help.
+		return http.StatusInsufficientStorage, "insufficient_storage"
 	case errors.Is(err, buckets.ErrInvalidBucketName):
 		return http.StatusBadRequest, "invalid_bucket_name"
 	case errors.Is(err, buckets.ErrInvalidFilename):
@@ -167,6 +171,9 @@ func writeError(c echo.Context, err error) {
 	case code == "too_many_uploads" || code == "timeout" || code == "upload_interrupted":
 		c.Response().Header().Set("Retry-After", retryAfter)
 		c.Set(ctxClientError, msg)
+	case status == http.StatusInsufficientStorage:
+		log.Warn("upload refused: the store is short of space", "error", err)
+		msg = "insufficient storage: " + buckets.StorageReason(err)
 	case status == http.StatusServiceUnavailable:
 		c.Response().Header().Set("Retry-After", retryAfter)
 		log.Warn("store unavailable", "error", err)

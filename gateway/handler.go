@@ -30,14 +30,34 @@ func (h *handler) healthz(c echo.Context) error {
 }
 
 // readyz says whether MongoDB answers a ping, so that a load balancer stops
-// sending requests to a gateway that cannot serve them.
+// sending requests to a gateway that cannot serve them. With the embedded
+// store it also reports the free disk space; a store below its reserve is
+// still ready (downloads and deletes work, and deletes are how space comes
+// back), with "uploads": "refused".
 func (h *handler) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), h.cfg.ReadyTimeout)
 	defer cancel()
 	if err := h.db.Database().Client().Ping(ctx, nil); err != nil {
 		return fmt.Errorf("%w: ping: %w", errUnavailable, err)
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	reply := readiness{Status: "ready"}
+	if s, ok, err := h.db.Space(); ok && err == nil {
+		reply.FreeBytes, reply.MinFreeBytes = &s.Free, &s.Reserve
+		reply.Uploads = "accepted"
+		if s.Low() {
+			reply.Uploads = "refused: less than minFreeBytes free; delete files to free space"
+		}
+	}
+	return c.JSON(http.StatusOK, reply)
+}
+
+// readiness is /readyz's reply.
+type readiness struct {
+	Status string `json:"status"`
+	// The embedded store's room (buckets.Space); absent on MongoDB.
+	FreeBytes    *uint64 `json:"freeBytes,omitempty"`
+	MinFreeBytes *uint64 `json:"minFreeBytes,omitempty"`
+	Uploads      string  `json:"uploads,omitempty"`
 }
 
 // bucket opens the bucket named in the path.

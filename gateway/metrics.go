@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"math"
+
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -78,6 +80,29 @@ func newMetrics(reg *prometheus.Registry, db *buckets.DB) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if _, ok, _ := db.Space(); ok {
+		// Measured at each scrape: a statfs and, once a second, SQLite's
+		// freelist.
+		space := func(pick func(buckets.Space) uint64) func() float64 {
+			return func() float64 {
+				s, _, err := db.Space()
+				if err != nil {
+					return math.NaN()
+				}
+				return float64(pick(s))
+			}
+		}
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "gridfsd_store_free_bytes",
+				Help: "Room the embedded store has left: free disk space plus the pages SQLite freed and reuses.",
+			}, space(func(s buckets.Space) uint64 { return s.Free })),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "gridfsd_store_min_free_bytes",
+				Help: "The embedded store's reserve (min-free-space): below it uploads are refused with 507.",
+			}, space(func(s buckets.Space) uint64 { return s.Reserve })),
+		)
+	}
 	return m
 }
 

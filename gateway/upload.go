@@ -56,6 +56,7 @@ func (h *handler) upload(c echo.Context) error {
 	// If-Match replaces that revision: it goes in the commit, only once
 	// its successor is stored, so a failure never loses the old content.
 	opts.Conditions, opts.Replace = cond, true
+	opts.Size = max(req.ContentLength, 0)
 
 	start := time.Now()
 	up, err := b.OpenUpload(ctx, name, opts)

@@ -57,6 +57,9 @@ var (
 	ErrSlowDown            = &Error{http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate."}
 	ErrNotModified         = &Error{http.StatusNotModified, "NotModified", ""}
 	ErrInvalidStorageClass = &Error{http.StatusBadRequest, "InvalidStorageClass", "The storage class you specified is not valid"}
+	// ErrStorageFull has no AWS counterpart (AWS never fills up); MinIO
+	// answers its full drives the same way, with a 507.
+	ErrStorageFull = &Error{http.StatusInsufficientStorage, "InsufficientStorage", "The store has no room for this upload; delete objects to proceed."}
 )
 
 // errorf returns a copy of base with a message of its own.
@@ -107,6 +110,8 @@ func toError(err error) (e *Error, internal bool) {
 		return errorf(ErrEntityTooSmall, "%v", err), false
 	case is(buckets.ErrFileExists):
 		return ErrPreconditionFailed, false
+	case is(buckets.ErrInsufficientStorage):
+		return errorf(ErrStorageFull, "Insufficient storage: %s; delete objects to proceed.", buckets.StorageReason(err)), false
 	case is(buckets.ErrChunksLost):
 		// Clients retry a 503; nothing was stored.
 		return errorf(ErrServiceUnavailable, "%v", err), false

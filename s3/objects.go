@@ -411,6 +411,14 @@ func startUpload(db *buckets.DB, b *buckets.Bucket, n int64) (release func(), er
 	return db.AcquireUpload()
 }
 
+// size is the length of the content the client announced, 0 when unknown.
+func (u *upload) size(r *http.Request) int64 {
+	if u.decodedLen >= 0 {
+		return u.decodedLen
+	}
+	return max(r.ContentLength, 0)
+}
+
 // contentWriter is an upload in progress, whole file or part.
 type contentWriter interface {
 	ReadFrom(io.Reader) (int64, error)
@@ -481,7 +489,7 @@ func (s *Server) putObject(req *request) error {
 	}
 	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
-		Conditions: cond})
+		Conditions: cond, Size: u.size(r)})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/config"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
@@ -33,6 +34,23 @@ type banner struct {
 	ShutdownTimeout string
 	MaxUploadSize   int64
 	SweepInterval   string
+	// FreeSpace is the embedded store's room and reserve, as
+	// buckets.DB.Space measured it at start; empty on MongoDB.
+	FreeSpace string
+	LowSpace  bool
+}
+
+// space fills in the store's free space, when db watches it.
+func (b *banner) space(db *buckets.DB) {
+	s, ok, err := db.Space()
+	switch {
+	case !ok:
+	case err != nil:
+		b.FreeSpace = "unknown (" + err.Error() + ")"
+	default:
+		b.FreeSpace = fmt.Sprintf("%s (uploads are refused below %s: --%s)", buckets.FormatBytes(s.Free), buckets.FormatBytes(s.Reserve), config.KeyMinFreeSpace)
+		b.LowSpace = s.Low()
+	}
 }
 
 // newBanner describes the running gateway; embeddedURI is empty when
@@ -113,7 +131,7 @@ func (m *Main) announce(b banner) {
 	}
 	attrs := []any{"http", b.HTTP, "s3", b.S3, "database", b.Database}
 	if b.EmbeddedURI != "" {
-		attrs = append(attrs, "store", "embedded", "mongodb_uri", b.EmbeddedURI, "data_dir", b.DataDir)
+		attrs = append(attrs, "store", "embedded", "mongodb_uri", b.EmbeddedURI, "data_dir", b.DataDir, "free_space", b.FreeSpace)
 	} else {
 		attrs = append(attrs, "store", "mongodb", "mongodb_hosts", b.MongoDBHosts)
 	}
@@ -145,6 +163,13 @@ func (b banner) writeText(w io.Writer) {
 	if b.EmbeddedURI != "" {
 		line("Store", "embedded single-node FerretDB on SQLite (GiBs of media, seeks in ms); for production: --uri mongodb://...")
 		line("Data directory", b.DataDir)
+		if b.FreeSpace != "" {
+			free := b.FreeSpace
+			if b.LowSpace {
+				free = "LOW: " + free + "; delete files to free space"
+			}
+			line("Free space", free)
+		}
 		line("MongoDB URI", b.EmbeddedURI+"   (database "+b.Database+"; no authentication: keep it on loopback)")
 	} else {
 		line("Store", "MongoDB at "+b.MongoDBHosts+", database "+b.Database)

@@ -48,7 +48,7 @@ not for production.`,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 				config.KeyS3Listen, config.KeyS3MultipartExpiry,
-				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize, config.KeyUploadExpiry,
+				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize, config.KeyUploadExpiry, config.KeyMinFreeSpace,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -81,6 +81,7 @@ not for production.`,
 	durationFlag(f, config.KeyExpirySweepInterval, "remove expired files and their chunks at this interval (0s: never; they are invisible through gridfsd at once either way)")
 	durationFlag(f, config.KeyLifecycleDebugDay, "FOR TESTING ONLY: a lifecycle rule's day lasts this long (0s: 24h), as Ceph RGW's rgw_lc_debug_interval")
 	durationFlag(f, config.KeyUploadExpiry, "remove resumable (tus) uploads with no PATCH for this long, with their chunks")
+	sizeFlag(f, config.KeyMinFreeSpace, "embedded store: refuse uploads (507) before free disk space falls below this, so deletes still work on a full disk; 0 disables")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -121,13 +122,14 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 
 	uri, embeddedURI := c.URI, ""
+	var disk buckets.DiskSpace // MongoDB's disks are its operator's to watch
 	if uri == "" {
 		store, err := m.startEmbedded()
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		uri, embeddedURI = store.URI(), store.URI()
+		uri, embeddedURI, disk = store.URI(), store.URI(), store
 	}
 
 	client, db, err := connect(ctx, uri, c)
@@ -152,6 +154,9 @@ func (m *Main) Run(ctx context.Context) error {
 	bdb := buckets.NewDB(db)
 	bdb.SetLogger(log)
 	bdb.SetLifecycleDay(c.LifecycleDebugDay)
+	if disk != nil && c.MinFreeSpace > 0 {
+		bdb.SetDiskSpace(disk, uint64(c.MinFreeSpace))
+	}
 	bdb.SetChunkCache(c.ChunkCacheSize)
 	// The upload limits are buckets' rules: every door enforces them.
 	if err := bdb.SetLimits(buckets.Limits{MaxUploadSize: c.MaxUploadSize, MaxConcurrentUploads: c.MaxConcurrentUploads}); err != nil {
@@ -207,7 +212,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if s3Ln != nil {
 		s3Addr = s3Ln.Addr()
 	}
-	m.announce(newBanner(c, httpLn.Addr(), s3Addr, embeddedURI, db.Name()))
+	b := newBanner(c, httpLn.Addr(), s3Addr, embeddedURI, db.Name())
+	b.space(bdb)
+	m.announce(b)
+	if b.LowSpace {
+		log.Warn("the embedded store's disk is below its reserve: uploads are refused (507) until files are deleted", "free_space", b.FreeSpace)
+	}
 	err = gw.Serve(ctx, httpLn)
 	stopS3()
 	if s3err := <-s3done; err == nil {
@@ -290,6 +300,10 @@ func (m *Main) startEmbedded() (*embedded.Store, error) {
 		DataDir: c.DataDir,
 		Listen:  c.EmbeddedListen,
 		Logger:  embeddedLogger(m.Logger, c.LogLevel),
+		Notices: m.Logger.With("component", "embedded-store"),
+		// A quarter of the reserve, as most 64 MiB: deleting a file
+		// writes a few pages per chunk to SQLite's log.
+		Ballast: min(c.MinFreeSpace/4, 64<<20),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the embedded store: %w", err)

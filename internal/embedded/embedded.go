@@ -9,6 +9,7 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,7 @@ type Store struct {
 	uri    string
 	cancel context.CancelFunc
 	done   chan struct{}
+	space  *space
 }
 
 // Config says where the store keeps its data and where it listens.
@@ -36,6 +38,13 @@ type Config struct {
 	Listen string
 	// Logger receives FerretDB's own log; nil discards it.
 	Logger *slog.Logger
+	// Notices receives the store's reports on its data directory (the
+	// emergency reserve released, the format stamp not written); nil
+	// discards them.
+	Notices *slog.Logger
+	// Ballast is the size of the emergency reserve (BallastFile); 0 keeps
+	// none.
+	Ballast int64
 
 	// disablePushdown makes the store answer every query by reading the whole collection, the
 	// reference the differential test compares the index pushdown with.
@@ -57,6 +66,13 @@ func Start(cfg Config) (*Store, error) {
 	format, stamped, err := readFormat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	var bl *ballast
+	if cfg.Ballast > 0 {
+		// Released before SQLite opens its files on a full disk: it
+		// needs room for its shared-memory file and log to start.
+		bl = &ballast{path: filepath.Join(dir, BallastFile), size: cfg.Ballast, log: cfg.logger()}
+		bl.check(dir)
 	}
 	listen := cfg.Listen
 	if listen == "" {
@@ -86,25 +102,44 @@ func Start(cfg Config) (*Store, error) {
 		DisablePushdown: cfg.disablePushdown,
 	})
 	if err != nil {
+		if free, ferr := fsFree(dir); ferr == nil && free < 1<<20 {
+			return nil, fmt.Errorf("embedded store: the disk of %s is full (%d bytes free): make room on it, then start again: %w", dir, free, err)
+		}
 		return nil, fmt.Errorf("embedded store: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{})}
+	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{}), space: &space{dir: dir, dbs: map[string]*sql.DB{}}}
 	go func() {
 		defer close(s.done)
 		_ = f.Run(ctx)
 	}()
+	if bl != nil {
+		go func() {
+			t := time.NewTicker(ballastInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					bl.check(dir)
+				}
+			}
+		}()
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", listen, time.Second)
 		if err == nil {
 			c.Close()
 			// Stamped once the store has opened (and upgraded) the
-			// files, so a failed upgrade keeps the older stamp.
+			// files, so a failed upgrade keeps the older stamp. A
+			// failure (a full disk) must not keep the store from
+			// starting, where deletes free space: the next start
+			// stamps it.
 			if !stamped || format != FormatVersion {
 				if err := writeFormat(dir); err != nil {
-					s.Close()
-					return nil, fmt.Errorf("embedded store: %w", err)
+					cfg.logger().Warn("cannot stamp the data directory's format", "error", err)
 				}
 			}
 			return s, nil
@@ -121,11 +156,21 @@ func Start(cfg Config) (*Store, error) {
 	}
 }
 
+// logger is where the store reports on its data directory: Notices, or
+// nowhere.
+func (c Config) logger() *slog.Logger {
+	if c.Notices == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Notices
+}
+
 // URI is the MongoDB connection string of the store.
 func (s *Store) URI() string { return s.uri }
 
 // Close stops the store and waits until its files are closed.
 func (s *Store) Close() error {
+	s.space.close()
 	s.cancel()
 	<-s.done
 	return nil

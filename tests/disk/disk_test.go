@@ -1,0 +1,412 @@
+// Package disk runs gridfsd serve with its embedded store on a small file
+// system that the test mounts (a tmpfs of 100 MiB, as root, which CI is)
+// and fills it: through uploads, which the reserve refuses with 507 before
+// the disk is full, and from outside, where the store's own "disk full" is a
+// 507 too. Deletes, fsck --repair and a restart keep working on the full
+// disk, and the space comes back without a restart.
+package disk
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/internal/proctest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+const (
+	fsSize  = 100 << 20
+	reserve = 24 << 20
+	fileLen = 16_000_000
+)
+
+// mountTmpfs mounts a tmpfs of size bytes on a new directory.
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting the small file system needs root (CI runs as root); run this test as root")
+	}
+	dir := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
+		t.Fatalf("mount tmpfs (root, but no mount permission?): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+type server struct {
+	cmd                   *exec.Cmd
+	http, s3, store, data string
+	log                   *proctest.Log
+}
+
+func startServe(t *testing.T, bin, data, storeAddr string) *server {
+	t.Helper()
+	s := &server{http: freeAddr(t), s3: freeAddr(t), store: storeAddr, data: data, log: &proctest.Log{}}
+	s.cmd = exec.Command(bin, "serve", "--data-dir", data, "--listen", s.http, "--s3-listen", s.s3,
+		"--embedded-listen", s.store, "--min-free-space", fmt.Sprint(reserve), "--sweep-interval", "0s")
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			s.cmd.Process.Kill()
+			s.cmd.Wait()
+		}
+	})
+	waitFor(t, "gridfsd serve to be ready", 60*time.Second, func() bool {
+		res, err := http.Get("http://" + s.http + "/readyz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	})
+	return s
+}
+
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, s.log)
+	}
+}
+
+func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+type reply struct {
+	status int
+	body   []byte
+}
+
+func do(t *testing.T, method, url string, body io.Reader, length int64) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = length
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return reply{res.StatusCode, b}
+}
+
+func random(t *testing.T, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// want507 checks a 507 from the HTTP API: JSON, code insufficient_storage,
+// a one-line reason.
+func want507(t *testing.T, what string, r reply) {
+	t.Helper()
+	if r.status != http.StatusInsufficientStorage {
+		t.Fatalf("%s: %d %s, want 507", what, r.status, r.body)
+	}
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal(r.body, &e); err != nil || e.Error.Code != "insufficient_storage" ||
+		!strings.HasPrefix(e.Error.Message, "insufficient storage: ") || strings.Contains(e.Error.Message, "\n") {
+		t.Fatalf("%s: 507 body %s", what, r.body)
+	}
+	if strings.Contains(e.Error.Message, "InternalError") || strings.Contains(e.Error.Message, ".go:") {
+		t.Fatalf("%s: the store's text reached the client: %s", what, r.body)
+	}
+}
+
+// readiness is /readyz's reply.
+type readiness struct {
+	Status       string
+	FreeBytes    *uint64
+	MinFreeBytes *uint64
+	Uploads      string
+}
+
+func (s *server) ready(t *testing.T) readiness {
+	t.Helper()
+	r := do(t, "GET", "http://"+s.http+"/readyz", nil, 0)
+	var rd readiness
+	if r.status != 200 || json.Unmarshal(r.body, &rd) != nil || rd.FreeBytes == nil || rd.MinFreeBytes == nil {
+		t.Fatalf("/readyz: %d %s", r.status, r.body)
+	}
+	return rd
+}
+
+// store is the embedded store, seen through the driver.
+type store struct {
+	db *mongo.Database
+}
+
+func openStore(t *testing.T, addr string) store {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + addr).SetServerSelectionTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Disconnect(context.Background()) })
+	return store{db: c.Database("test")}
+}
+
+// mustHoldExactly checks that bucket fs holds exactly the files of want
+// (by name and SHA-256 of its content) and the chunks they need, and that
+// no multipart part is left.
+func (st store) mustHoldExactly(t *testing.T, want map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	b := st.db.GridFSBucket()
+	var chunks int64
+	for name, content := range want {
+		ds, err := b.OpenDownloadStreamByName(ctx, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := io.ReadAll(ds)
+		ds.Close()
+		if err != nil || sha256.Sum256(got) != sha256.Sum256(content) {
+			t.Fatalf("%s: %d bytes, %v; want the %d uploaded", name, len(got), err, len(content))
+		}
+		chunks += (int64(len(content)) + 261119) / 261120
+	}
+	files, err := st.db.Collection("fs.files").CountDocuments(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.db.Collection("fs.chunks").CountDocuments(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := st.db.Collection("_gridfsd_parts").CountDocuments(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files != int64(len(want)) || n != chunks || parts != 0 {
+		t.Fatalf("the store holds %d files, %d chunks and %d parts; want %d files, %d chunks and no part (something was left behind)",
+			files, n, parts, len(want), chunks)
+	}
+}
+
+// fill writes a file on dir's file system until it is full.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	block := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(block); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}
+
+func TestFullDisk(t *testing.T) {
+	mnt := mountTmpfs(t, fsSize)
+	bin := proctest.BuildGridfsd(t, "")
+	data := filepath.Join(mnt, "data")
+	srv := startServe(t, bin, data, freeAddr(t))
+	base := "http://" + srv.http
+	if !strings.Contains(srv.log.String(), "Free space") {
+		t.Errorf("the banner does not report the free space:\n%s", srv.log)
+	}
+	if rd := srv.ready(t); rd.Uploads != "accepted" || *rd.MinFreeBytes != reserve {
+		t.Fatalf("/readyz at start: %+v", rd)
+	}
+	if m := do(t, "GET", base+"/metrics", nil, 0); !bytes.Contains(m.body, []byte("gridfsd_store_free_bytes ")) ||
+		!bytes.Contains(m.body, []byte("gridfsd_store_min_free_bytes 2.5165824e+07")) {
+		t.Error("/metrics lacks the free space gauges")
+	}
+	if _, err := os.Stat(filepath.Join(data, "gridfsd-ballast")); err != nil {
+		t.Errorf("no emergency reserve: %v", err)
+	}
+	st := openStore(t, srv.store)
+
+	// Uploads until the reserve refuses one, before the disk is full.
+	stored := map[string][]byte{}
+	refused := false
+	for i := range 6 {
+		name := fmt.Sprintf("f%d", i)
+		body := random(t, fileLen)
+		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
+		if r.status == http.StatusCreated {
+			stored[name] = body
+			continue
+		}
+		want507(t, "PUT "+name, r)
+		refused = true
+		break
+	}
+	if !refused || len(stored) == 0 {
+		t.Fatalf("%d uploads stored, refused %v: the reserve did not work as it should", len(stored), refused)
+	}
+	// Streamed without a length, refused while it streams.
+	r := do(t, "PUT", base+"/b/fs/streamed", io.LimitReader(rand.Reader, 60<<20), -1)
+	want507(t, "PUT of unknown length", r)
+	// The S3 port: an XML error with a 507.
+	body := random(t, 1<<20)
+	r = do(t, "PUT", "http://"+srv.s3+"/fs/s3-object", bytes.NewReader(body), int64(len(body)))
+	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
+		t.Fatalf("S3 PutObject: %d %s", r.status, r.body)
+	}
+	r = do(t, "POST", "http://"+srv.s3+"/fs/s3-multipart?uploads", nil, 0)
+	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
+		t.Fatalf("S3 CreateMultipartUpload: %d %s", r.status, r.body)
+	}
+	st.mustHoldExactly(t, stored)
+
+	// Space comes back with a delete, without a restart.
+	var gone string
+	for name := range stored {
+		gone = name
+		break
+	}
+	if r := do(t, "DELETE", base+"/b/fs/"+gone, nil, 0); r.status != 204 {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	delete(stored, gone)
+	waitFor(t, "uploads accepted after a delete", 10*time.Second, func() bool { return srv.ready(t).Uploads == "accepted" })
+	body = random(t, 4<<20)
+	if r := do(t, "PUT", base+"/b/fs/after-delete", bytes.NewReader(body), int64(len(body))); r.status != 201 {
+		t.Fatalf("PUT after a delete: %d %s", r.status, r.body)
+	}
+	stored["after-delete"] = body
+
+	// Something else fills the disk: the store releases its emergency
+	// reserve, writes are 507 (never 500), deletes and fsck --repair work.
+	filler := filepath.Join(mnt, "filler")
+	fill(t, filler)
+	waitFor(t, "the emergency reserve to be released", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(data, "gridfsd-ballast"))
+		return errors.Is(err, os.ErrNotExist) && strings.Contains(srv.log.String(), "released the emergency reserve")
+	})
+	// Pages SQLite freed inside its file still take uploads; then 507.
+	refused = false
+	for i := range 40 {
+		name := fmt.Sprintf("on-full-%d", i)
+		body := random(t, 2<<20)
+		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
+		if r.status == http.StatusCreated {
+			stored[name] = body
+			continue
+		}
+		want507(t, "PUT on a full disk", r)
+		refused = true
+		break
+	}
+	if !refused {
+		t.Fatal("uploads were never refused on a full disk")
+	}
+	st.mustHoldExactly(t, stored)
+	var victim string
+	for name := range stored {
+		if name != "after-delete" {
+			victim = name
+			break
+		}
+	}
+	if r := do(t, "DELETE", base+"/b/fs/"+victim, nil, 0); r.status != 204 {
+		t.Fatalf("DELETE on a full disk: %d %s\n%s", r.status, r.body, srv.log)
+	}
+	delete(stored, victim)
+	fsck := exec.Command(bin, "fsck", "--repair", "--embedded-listen", srv.store)
+	if out, err := fsck.CombinedOutput(); err != nil {
+		t.Fatalf("fsck --repair on a full disk: %v\n%s", err, out)
+	}
+	st.mustHoldExactly(t, stored)
+
+	// A restart on a disk filled to the last byte while the store was
+	// down: SQLite needs room to open (its shared-memory file and log),
+	// which the emergency reserve, released before it opens, gives it.
+	srv.stop(t)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	srv = startServe(t, bin, data, srv.store)
+	if _, err := os.Stat(filepath.Join(data, "gridfsd-ballast")); err != nil {
+		t.Fatalf("the emergency reserve did not come back at a start with room: %v", err)
+	}
+	srv.stop(t)
+	fill(t, filler)
+	srv = startServe(t, bin, data, srv.store)
+	base = "http://" + srv.http
+	rd := srv.ready(t)
+	if low := *rd.FreeBytes < *rd.MinFreeBytes; low != strings.HasPrefix(rd.Uploads, "refused") ||
+		low != strings.Contains(srv.log.String(), "LOW: ") {
+		t.Errorf("a restart on a full disk: /readyz %+v (free %d, reserve %d); banner:\n%s", rd, *rd.FreeBytes, *rd.MinFreeBytes, srv.log)
+	}
+	if r := do(t, "DELETE", base+"/b/fs/after-delete", nil, 0); r.status != 204 {
+		t.Fatalf("DELETE after a restart on a full disk: %d %s\n%s", r.status, r.body, srv.log)
+	}
+	delete(stored, "after-delete")
+	st = openStore(t, srv.store)
+	st.mustHoldExactly(t, stored)
+
+	// The disk gets room again: uploads resume, the reserve comes back.
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "uploads accepted once the disk has room", 10*time.Second, func() bool { return srv.ready(t).Uploads == "accepted" })
+	body = random(t, 4<<20)
+	if r := do(t, "PUT", base+"/b/fs/again", bytes.NewReader(body), int64(len(body))); r.status != 201 {
+		t.Fatalf("PUT once the disk has room: %d %s", r.status, r.body)
+	}
+	stored["again"] = body
+	waitFor(t, "the emergency reserve to come back", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(data, "gridfsd-ballast"))
+		return err == nil
+	})
+	st.mustHoldExactly(t, stored)
+	srv.stop(t)
+}
