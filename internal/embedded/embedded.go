@@ -108,7 +108,7 @@ func Start(cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("embedded store: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{}), space: &space{dir: dir, dbs: map[string]*sql.DB{}}}
+	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{}), space: &space{dir: dir, ballast: uint64(max(cfg.Ballast, 0)), dbs: map[string]*sql.DB{}}}
 	go func() {
 		defer close(s.done)
 		_ = f.Run(ctx)

@@ -18,7 +18,8 @@ const freelistTTL = time.Second
 
 // space measures the room the store has left.
 type space struct {
-	dir string
+	dir     string
+	ballast uint64 // Config.Ballast
 
 	mu       sync.Mutex
 	dbs      map[string]*sql.DB // read-only handles on the .sqlite files
@@ -31,11 +32,18 @@ type space struct {
 // plus the pages SQLite has freed inside its files, which it fills before
 // it grows them. A delete frees pages at once; the file system gets them
 // back only when the store vacuums. Pages freed in one database count for
-// all (gridfsd uses one).
+// all (gridfsd uses one). Once the emergency reserve is released (the file
+// system is all but full), freed pages no longer count: writing into them
+// grows SQLite's log, and what room is left is for deletes.
 func (s *Store) FreeBytes() (uint64, error) {
 	fs, err := fsFree(s.space.dir)
 	if err != nil {
 		return 0, err
+	}
+	if s.space.ballast > 0 {
+		if _, err := os.Stat(filepath.Join(s.space.dir, BallastFile)); err != nil {
+			return fs, nil
+		}
 	}
 	return fs + s.space.freePages(), nil
 }
@@ -115,7 +123,7 @@ func fsFree(dir string) (uint64, error) {
 
 // check releases the ballast when the file system is all but full (less
 // than half the ballast free) and makes it again when there is room for it
-// three times over.
+// twice over.
 func (b *ballast) check(dir string) {
 	free, err := fsFree(dir)
 	if err != nil {
@@ -129,7 +137,7 @@ func (b *ballast) check(dir string) {
 			b.log.Warn("the data directory's disk is full: released the emergency reserve so that deletes keep working; delete files, or make room on the disk",
 				"released_bytes", b.size, "file", b.path)
 		}
-	case !present && free > 3*uint64(b.size):
+	case !present && free > 2*uint64(b.size):
 		if err := b.create(); err != nil {
 			b.log.Warn("cannot create the emergency reserve", "file", b.path, "error", err)
 			return

@@ -1,5 +1,5 @@
 // Package disk runs gridfsd serve with its embedded store on a small file
-// system that the test mounts (a tmpfs of 100 MiB, as root, which CI is)
+// system that the test mounts (a tmpfs of 256 MiB, as root, which CI is)
 // and fills it: through uploads, which the reserve refuses with 507 before
 // the disk is full, and from outside, where the store's own "disk full" is a
 // 507 too. Deletes, fsck --repair and a restart keep working on the full
@@ -31,10 +31,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
+// The reserve covers what SQLite's log grows by between checkpoints (32
+// MiB with 32 KiB pages) and the emergency reserve (a quarter).
 const (
-	fsSize  = 100 << 20
-	reserve = 24 << 20
-	fileLen = 16_000_000
+	fsSize  = 256 << 20
+	reserve = 64 << 20
+	fileLen = 32_000_000
 )
 
 // mountTmpfs mounts a tmpfs of size bytes on a new directory.
@@ -71,10 +73,15 @@ type server struct {
 }
 
 func startServe(t *testing.T, bin, data, storeAddr string) *server {
+	return startServeReserve(t, bin, data, storeAddr, reserve)
+}
+
+// startServeReserve runs serve with --min-free-space minFree.
+func startServeReserve(t *testing.T, bin, data, storeAddr string, minFree int) *server {
 	t.Helper()
 	s := &server{http: freeAddr(t), s3: freeAddr(t), store: storeAddr, data: data, log: &proctest.Log{}}
 	s.cmd = exec.Command(bin, "serve", "--data-dir", data, "--listen", s.http, "--s3-listen", s.s3,
-		"--embedded-listen", s.store, "--min-free-space", fmt.Sprint(reserve), "--sweep-interval", "0s")
+		"--embedded-listen", s.store, "--min-free-space", fmt.Sprint(minFree), "--sweep-interval", "0s")
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -265,7 +272,7 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("/readyz at start: %+v", rd)
 	}
 	if m := do(t, "GET", base+"/metrics", nil, 0); !bytes.Contains(m.body, []byte("gridfsd_store_free_bytes ")) ||
-		!bytes.Contains(m.body, []byte("gridfsd_store_min_free_bytes 2.5165824e+07")) {
+		!bytes.Contains(m.body, []byte("gridfsd_store_min_free_bytes 6.7108864e+07")) {
 		t.Error("/metrics lacks the free space gauges")
 	}
 	if _, err := os.Stat(filepath.Join(data, "gridfsd-ballast")); err != nil {
@@ -292,17 +299,12 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("%d uploads stored, refused %v: the reserve did not work as it should", len(stored), refused)
 	}
 	// Streamed without a length, refused while it streams.
-	r := do(t, "PUT", base+"/b/fs/streamed", io.LimitReader(rand.Reader, 60<<20), -1)
+	r := do(t, "PUT", base+"/b/fs/streamed", io.LimitReader(rand.Reader, 150<<20), -1)
 	want507(t, "PUT of unknown length", r)
 	// The S3 port: an XML error with a 507.
-	body := random(t, 1<<20)
-	r = do(t, "PUT", "http://"+srv.s3+"/fs/s3-object", bytes.NewReader(body), int64(len(body)))
+	r = do(t, "PUT", "http://"+srv.s3+"/fs/s3-object", io.LimitReader(rand.Reader, fsSize), fsSize)
 	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
 		t.Fatalf("S3 PutObject: %d %s", r.status, r.body)
-	}
-	r = do(t, "POST", "http://"+srv.s3+"/fs/s3-multipart?uploads", nil, 0)
-	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
-		t.Fatalf("S3 CreateMultipartUpload: %d %s", r.status, r.body)
 	}
 	st.mustHoldExactly(t, stored)
 
@@ -317,7 +319,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	delete(stored, gone)
 	waitFor(t, "uploads accepted after a delete", 10*time.Second, func() bool { return srv.ready(t).Uploads == "accepted" })
-	body = random(t, 4<<20)
+	body := random(t, 4<<20)
 	if r := do(t, "PUT", base+"/b/fs/after-delete", bytes.NewReader(body), int64(len(body))); r.status != 201 {
 		t.Fatalf("PUT after a delete: %d %s", r.status, r.body)
 	}
@@ -331,22 +333,13 @@ func TestFullDisk(t *testing.T) {
 		_, err := os.Stat(filepath.Join(data, "gridfsd-ballast"))
 		return errors.Is(err, os.ErrNotExist) && strings.Contains(srv.log.String(), "released the emergency reserve")
 	})
-	// Pages SQLite freed inside its file still take uploads; then 507.
-	refused = false
-	for i := range 40 {
-		name := fmt.Sprintf("on-full-%d", i)
-		body := random(t, 2<<20)
-		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
-		if r.status == http.StatusCreated {
-			stored[name] = body
-			continue
-		}
-		want507(t, "PUT on a full disk", r)
-		refused = true
-		break
-	}
-	if !refused {
-		t.Fatal("uploads were never refused on a full disk")
+	// What the reserve released is for deletes: uploads are refused, even
+	// into pages SQLite freed (they would grow its log).
+	body = random(t, 2<<20)
+	want507(t, "PUT on a full disk", do(t, "PUT", base+"/b/fs/on-full", bytes.NewReader(body), int64(len(body))))
+	r = do(t, "POST", "http://"+srv.s3+"/fs/s3-multipart?uploads", nil, 0)
+	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
+		t.Fatalf("S3 CreateMultipartUpload: %d %s", r.status, r.body)
 	}
 	st.mustHoldExactly(t, stored)
 	var victim string
@@ -375,7 +368,9 @@ func TestFullDisk(t *testing.T) {
 	}
 	srv = startServe(t, bin, data, srv.store)
 	if _, err := os.Stat(filepath.Join(data, "gridfsd-ballast")); err != nil {
-		t.Fatalf("the emergency reserve did not come back at a start with room: %v", err)
+		var st syscall.Statfs_t
+		syscall.Statfs(mnt, &st)
+		t.Fatalf("the emergency reserve did not come back at a start with %d bytes free: %v", st.Bavail*uint64(st.Bsize), err)
 	}
 	srv.stop(t)
 	fill(t, filler)
@@ -408,5 +403,39 @@ func TestFullDisk(t *testing.T) {
 		return err == nil
 	})
 	st.mustHoldExactly(t, stored)
+
+	// Without a reserve the store itself runs out of room: its "database
+	// or disk is full" is a 507 too, never a 500, and nothing partial is
+	// visible.
+	srv.stop(t)
+	srv = startServeReserve(t, bin, data, srv.store, 0)
+	base = "http://" + srv.http
+	fill(t, filler)
+	refused = false
+	for i := range 40 {
+		name := fmt.Sprintf("unreserved-%d", i)
+		body := random(t, 4<<20)
+		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
+		if r.status == http.StatusCreated {
+			stored[name] = body
+			continue
+		}
+		want507(t, "PUT on a full disk without a reserve", r)
+		if g := do(t, "GET", base+"/b/fs/"+name, nil, 0); g.status != 404 {
+			t.Fatalf("GET of the refused upload: %d", g.status)
+		}
+		refused = true
+		break
+	}
+	if !refused {
+		t.Fatal("uploads were never refused on a full disk without a reserve")
+	}
+	if !strings.Contains(srv.log.String(), "database or disk is full") {
+		t.Errorf("the 507 was not the store's own disk full:\n%s", srv.log)
+	}
+	files, err := st.db.Collection("fs.files").CountDocuments(context.Background(), bson.D{})
+	if err != nil || files != int64(len(stored)) {
+		t.Fatalf("%d files visible, %v; want %d", files, err, len(stored))
+	}
 	srv.stop(t)
 }
