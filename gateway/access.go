@@ -90,6 +90,10 @@ type authInfo struct {
 	Signing       bool   `json:"signing"`       // POST /sign works
 	Principal     string `json:"principal"`     // the token's name, or "anonymous"
 	Authenticated bool   `json:"authenticated"` // the request's bearer token is known
+	// Doors are the prefixes of the other doors mounted on this port
+	// (Config.Mounts), so that the UI uses the resumable uploads only
+	// where they are served.
+	Doors []string `json:"doors"`
 }
 
 // authStatus serves GET /auth. A missing or wrong token is an answer here,
@@ -97,7 +101,10 @@ type authInfo struct {
 // what anonymous users may see. Only the Authorization header counts: a
 // signed URL is no identity, and the query of /auth is ignored.
 func (s *Server) authStatus(c echo.Context) error {
-	info := authInfo{Principal: "anonymous"}
+	info := authInfo{Principal: "anonymous", Doors: []string{}}
+	for _, m := range s.cfg.Mounts {
+		info.Doors = append(info.Doors, m.Prefix)
+	}
 	// The reply depends on the caller's token: no cache may keep or share it.
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Add("Vary", "Authorization")

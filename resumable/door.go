@@ -174,7 +174,9 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.cond = buckets.Conditions{IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match")}
 	}
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
-	r.URL.Path = "/" + rest
+	u := *r.URL // shared with the gateway's request log
+	u.Path, u.RawPath = "/"+rest, ""
+	r.URL = &u
 	d.serve.ServeHTTP(rw, r)
 }
 

@@ -147,7 +147,7 @@ let authAnswer = null;
 
 /**
  * What the gateway says about access control and the current token:
- * {enabled, signing, principal, authenticated}. GET /auth needs no token
+ * {enabled, signing, principal, authenticated, doors}. GET /auth needs no token
  * and answers 200 for a wrong one (authenticated: false). Asked once per
  * token; a failure is asked again next time.
  */
@@ -377,4 +377,71 @@ export function upload(bucket, name, blob, { onProgress } = {}) {
     xhr.send(blob);
   });
   return { done, abort: () => xhr.abort() };
+}
+
+// Resumable uploads (tus, /uploads/{bucket}/), when the gateway serves them
+// and tus-js-client (vendor/, window.tus) is loaded: an upload survives a
+// dropped connection or a gateway restart (retried, and resumed from the
+// offset the gateway stored) and a page reload (choosing the same file again
+// resumes it: tus-js-client remembers its URL in localStorage).
+/** Whether the gateway serves resumable uploads (GET /auth lists its doors). */
+export async function resumableAvailable() {
+  if (!window.tus?.isSupported) return false;
+  try {
+    return (await authStatus()).doors?.includes("/uploads/") ?? false;
+  } catch {
+    return false;
+  }
+}
+
+// PATCHes of 8 MiB: what a cut PATCH can lose when a gateway stops before
+// storing it, and a request size proxies accept.
+const resumableChunk = 8 << 20;
+
+/**
+ * Uploads blob as the file name of bucket through tus, as upload does
+ * through PUT: {done, abort}; done resolves to {filename, id, location}.
+ * A cancelled upload is terminated (its bytes removed).
+ */
+export function uploadResumable(bucket, name, blob, { onProgress, onRetry } = {}) {
+  let upload;
+  let settle;
+  const done = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+    upload = new window.tus.Upload(blob, {
+      endpoint: url(`/uploads/${encodeURIComponent(bucket)}/`),
+      headers: authHeaders(),
+      metadata: { filename: name, ...(blob.type ? { filetype: blob.type } : {}) },
+      chunkSize: resumableChunk,
+      retryDelays: [0, 1000, 2000, 3000, 5000, 8000, 13000, 21000],
+      removeFingerprintOnSuccess: true,
+      // The same file sent to another name is another upload.
+      fingerprint: (file) => Promise.resolve(["gridfsd", bucket, name, file.size, file.lastModified].join("/")),
+      onProgress: (loaded, total) => onProgress?.(loaded, total),
+      onShouldRetry: (err, attempt) => {
+        onRetry?.(attempt);
+        const status = err?.originalResponse?.getStatus?.() ?? 0;
+        return status === 0 || status === 409 || status === 423 || status >= 500;
+      },
+      onSuccess: (payload) => {
+        const res = payload?.lastResponse;
+        resolve({ filename: name, id: res?.getHeader("X-Gridfs-Id") ?? null, location: res?.getHeader("X-Gridfs-Location") ?? null });
+      },
+      onError: (err) => {
+        const res = err?.originalResponse;
+        // tus errors are plain text ("ERR_…: message").
+        reject(res ? errorFrom(res.getStatus(), (res.getBody() || "").trim(), res.getBody()) : new ApiError(0, "network", `The upload failed: ${err.message}`));
+      },
+    });
+    // A file chosen again after a reload continues where it stopped.
+    upload.findPreviousUploads().then((previous) => {
+      if (previous.length) upload.resumeFromPreviousUpload(previous[0]);
+      upload.start();
+    }, () => upload.start());
+  });
+  const abort = () => {
+    upload.abort(true).catch(() => {});
+    settle.reject(new DOMException("Upload cancelled", "AbortError"));
+  };
+  return { done, abort };
 }

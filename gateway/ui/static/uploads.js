@@ -1,6 +1,6 @@
 // Uploads: a file picker, and files dropped anywhere on the view; each file
-// is streamed as its own PUT with a progress bar, its rate and a cancel
-// button.
+// is streamed with a progress bar, its rate and a cancel button: resumable
+// (tus) where the gateway serves /uploads/, else as one PUT.
 
 import * as api from "./api.js";
 import { h, fill, formatBytes, formatRate, errorText } from "./dom.js";
@@ -153,14 +153,19 @@ function newItem(bucket, name, file) {
     setState("uploading");
     fill(status, "Starting…");
     const began = performance.now();
-    const up = api.upload(bucket, name, file, {
+    const progress = {
       onProgress(loaded, total) {
         bar.max = total || 1;
         bar.value = loaded;
         const secs = (performance.now() - began) / 1000;
         fill(status, `${formatBytes(loaded)} of ${formatBytes(total)} · ${formatRate(loaded, secs)}`);
       },
-    });
+      onRetry() {
+        fill(status, "Connection lost, resuming…");
+      },
+    };
+    // Resumable (tus) where the gateway offers it, else one PUT.
+    const up = (await api.resumableAvailable()) ? api.uploadResumable(bucket, name, file, progress) : api.upload(bucket, name, file, progress);
     abort = () => up.abort();
     try {
       const stored = await up.done;
