@@ -126,6 +126,9 @@ func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*R
 	if err := b.checkSize(opts.Length); err != nil {
 		return nil, err
 	}
+	if err := b.db.checkSpace(max(opts.Length, 0)); err != nil {
+		return nil, err
+	}
 	if opts.Expiry <= 0 {
 		return nil, fmt.Errorf("resumable upload: expiry %s is not positive", opts.Expiry)
 	}
@@ -269,6 +272,9 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 	if offset != rec.Offset {
 		return nil, fmt.Errorf("%w: %d, the upload is at %d", ErrOffsetMismatch, offset, rec.Offset)
 	}
+	if err := b.db.checkSpace(0); err != nil {
+		return nil, err
+	}
 	if err := b.prepareAppend(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -410,13 +416,13 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 	if err != nil {
 		return 0, err
 	}
-	m, err := w.ReadFrom(src)
+	m, err := w.ReadFrom(b.db.guardSpace(src))
 	if err == nil {
 		err = w.Close()
 	}
 	if err != nil {
 		w.Abort()
-		return 0, err
+		return 0, full(err)
 	}
 	return n + m, nil
 }

@@ -49,6 +49,9 @@ func classify(ctx context.Context, err error) (status int, internal bool) {
 		return http.StatusBadRequest, false
 	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, false
+	case errors.Is(err, buckets.ErrInsufficientStorage):
+		// RFC 4918 11.5: the server cannot store the representation.
+		return http.StatusInsufficientStorage, false
 	case errors.Is(err, errLocked):
 		return webdav.StatusLocked, false
 	case errors.Is(err, buckets.ErrPreconditionFailed), errors.Is(err, errPrecondition):

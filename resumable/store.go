@@ -265,6 +265,9 @@ func (d *Door) tusError(ctx context.Context, err error) error {
 		return errChecksumMismatch
 	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks):
 		return handler.NewError("ERR_UPLOAD_SIZE_EXCEEDED", err.Error(), http.StatusRequestEntityTooLarge)
+	case errors.Is(err, buckets.ErrInsufficientStorage):
+		d.cfg.Logger.WarnContext(ctx, "resumable upload refused: the store is short of space", "error", err, "request_id", requestID(ctx))
+		return handler.NewError("ERR_INSUFFICIENT_STORAGE", "insufficient storage: "+buckets.StorageReason(err), http.StatusInsufficientStorage)
 	case errors.Is(err, buckets.ErrPreconditionFailed):
 		return errPrecondition
 	case errors.Is(err, buckets.ErrUploadLocked):

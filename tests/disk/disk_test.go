@@ -306,6 +306,24 @@ func TestFullDisk(t *testing.T) {
 	if r.status != 507 || !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")) {
 		t.Fatalf("S3 PutObject: %d %s", r.status, r.body)
 	}
+	// Resumable uploads (tus): a creation announcing more than the room.
+	req, _ := http.NewRequest("POST", base+"/uploads/fs/", nil)
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	req.Header.Set("Upload-Length", fmt.Sprint(fsSize))
+	req.Header.Set("Upload-Metadata", "filename dHVzLWZpbGU=") // tus-file
+	if res, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+		if res.StatusCode != 507 {
+			t.Fatalf("tus creation: %d, want 507", res.StatusCode)
+		}
+	}
+	// WebDAV: refused while it streams.
+	r = do(t, "PUT", base+"/dav/fs/dav-file", io.LimitReader(rand.Reader, fsSize), fsSize)
+	if r.status != 507 {
+		t.Fatalf("WebDAV PUT: %d %s", r.status, r.body)
+	}
 	st.mustHoldExactly(t, stored)
 
 	// Space comes back with a delete, without a restart.
