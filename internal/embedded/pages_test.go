@@ -3,7 +3,6 @@ package embedded
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"io"
 	"os"
@@ -63,51 +62,4 @@ func TestNewDatabaseHasLargePages(t *testing.T) {
 	if size != 32768 || !wal {
 		t.Errorf("new database: page size %d, WAL %v; want 32768, true", size, wal)
 	}
-}
-
-// A database written before keeps its 4 KiB pages and WAL mode, and takes
-// new files beside its old ones.
-func TestExistingDatabaseKeepsItsPages(t *testing.T) {
-	dir := copyFixture(t, "v1-release")
-	db := connect(t, startStore(t, dir)).Database("test")
-	putAndGet(t, db, "pages")
-	checkFixtureFiles(t, db, readManifest(t, "v1-release"))
-	size, wal := sqliteHeader(t, filepath.Join(dir, "test.sqlite"))
-	if size != 4096 || !wal {
-		t.Errorf("existing database: page size %d, WAL %v; want 4096, true", size, wal)
-	}
-}
-
-// convertToLargePages is docs/DEPLOYMENT.md's recipe for moving a stopped
-// store's database to 32 KiB pages: SQLite changes the page size of a
-// database only in a VACUUM outside WAL mode.
-var convertToLargePages = []string{
-	"PRAGMA journal_mode=DELETE",
-	"PRAGMA page_size=32768",
-	"VACUUM",
-	"PRAGMA journal_mode=WAL",
-}
-
-func TestConvertedDatabaseReadsBack(t *testing.T) {
-	dir := copyFixture(t, "v1-release")
-	path := filepath.Join(dir, "test.sqlite")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range convertToLargePages {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if size, wal := sqliteHeader(t, path); size != 32768 || !wal {
-		t.Fatalf("converted: page size %d, WAL %v; want 32768, true", size, wal)
-	}
-
-	mdb := connect(t, startStore(t, dir)).Database("test")
-	checkFixtureFiles(t, mdb, readManifest(t, "v1-release"))
-	putAndGet(t, mdb, "pages")
 }

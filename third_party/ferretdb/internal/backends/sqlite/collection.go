@@ -289,6 +289,11 @@ func (c *collection) DeleteAll(ctx context.Context, params *backends.DeleteAllPa
 		return nil, lazyerrors.Error(err)
 	}
 
+	// gridfsd patch (PATCHES.md, "space given back")
+	if ra > 0 {
+		c.r.SpaceFreed()
+	}
+
 	return &backends.DeleteAllResult{
 		Deleted: int32(ra),
 	}, nil

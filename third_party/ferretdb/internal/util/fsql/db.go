@@ -69,6 +69,12 @@ func (db *DB) Close() error {
 	return db.sqlDB.Close()
 }
 
+// Conn calls [*sql.DB.Conn]: one connection of the pool, for statements that must run on the
+// same connection (gridfsd, PATCHES.md "space given back": a checkpoint that does not wait).
+func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) {
+	return db.sqlDB.Conn(ctx)
+}
+
 // Ping calls [*sql.DB.Ping].
 func (db *DB) Ping(ctx context.Context) error {
 	return db.sqlDB.Ping()

@@ -66,6 +66,8 @@ type Registry struct {
 	// TODO https://github.com/FerretDB/FerretDB/issues/2755
 	rw    sync.RWMutex
 	colls map[string]map[string]*Collection // database name -> collection name -> collection
+
+	vacuum *vacuum // gridfsd patch (PATCHES.md, "space given back")
 }
 
 // NewRegistry creates a registry for SQLite databases in the directory specified by SQLite URI.
@@ -95,11 +97,14 @@ func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider) (*
 		}
 	}
 
+	r.startVacuum()
+
 	return r, nil
 }
 
 // Close closes the registry.
 func (r *Registry) Close() {
+	r.stopVacuum()
 	r.p.Close()
 }
 
@@ -397,6 +402,8 @@ func (r *Registry) collectionDrop(ctx context.Context, dbName, collectionName st
 	}
 
 	delete(r.colls[dbName], collectionName)
+
+	r.SpaceFreed() // gridfsd patch (PATCHES.md, "space given back")
 
 	return true, nil
 }

@@ -33,7 +33,7 @@ import (
 // so no validation is needed.
 // One exception is very long full path names for the filesystem,
 // but we don't check it.
-func openDB(name, uri string, memory bool, l *slog.Logger, sp *state.Provider) (*fsql.DB, error) {
+func openDB(name, uri string, memory, autoVacuum bool, l *slog.Logger, sp *state.Provider) (*fsql.DB, error) {
 	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
@@ -57,6 +57,16 @@ func openDB(name, uri string, memory bool, l *slog.Logger, sp *state.Provider) (
 		return nil, lazyerrors.Error(err)
 	}
 
+	// gridfsd patch (PATCHES.md, "space given back"): a new database gets auto_vacuum=INCREMENTAL,
+	// which SQLite changes only in a VACUUM once the page size has been written (a moment's work
+	// while the database is empty).
+	if !memory && autoVacuum {
+		if err = setAutoVacuum(db); err != nil {
+			_ = db.Close()
+			return nil, lazyerrors.Error(err)
+		}
+	}
+
 	// do it only once because version can't change
 	if sp.Get().BackendVersion == "" {
 		err := sp.Update(func(s *state.State) {
@@ -73,4 +83,31 @@ func openDB(name, uri string, memory bool, l *slog.Logger, sp *state.Provider) (
 	}
 
 	return fsql.WrapDB(db, name, l), nil
+}
+
+// setAutoVacuum gives a new, empty database auto_vacuum=INCREMENTAL (gridfsd, PATCHES.md "space
+// given back"); the pragma and the VACUUM that applies it must run on one connection.
+func setAutoVacuum(db *sql.DB) error {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	var mode, tables int
+	if err = conn.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		return err
+	}
+	if err = conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return err
+	}
+	if mode == 2 || tables > 0 {
+		return nil
+	}
+	if _, err = conn.ExecContext(ctx, "PRAGMA auto_vacuum=INCREMENTAL"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "VACUUM")
+	return err
 }

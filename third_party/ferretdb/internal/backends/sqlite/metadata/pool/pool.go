@@ -100,7 +100,15 @@ func New(u string, l *slog.Logger, sp *state.Provider) (*Pool, map[string]*fsql.
 
 		p.l.Debug("Opening existing database", slog.String("name", name), slog.String("uri", uri))
 
-		db, err := openDB(name, uri, p.memory(), l, p.sp)
+		// gridfsd patch (PATCHES.md, "space given back")
+		if !p.autoVacuum() {
+			// the URI chose a vacuum mode
+		} else if err := convertAutoVacuum(f, pageSize(p.uri.Query()), l); err != nil {
+			p.Close()
+			return nil, nil, lazyerrors.Error(err)
+		}
+
+		db, err := openDB(name, uri, p.memory(), p.autoVacuum(), l, p.sp)
 		if err != nil {
 			p.Close()
 			return nil, nil, lazyerrors.Error(err)
@@ -110,6 +118,17 @@ func New(u string, l *slog.Logger, sp *state.Provider) (*Pool, map[string]*fsql.
 	}
 
 	return p, p.dbs, nil
+}
+
+// autoVacuum reports whether the pool gives its databases auto_vacuum=INCREMENTAL (gridfsd,
+// PATCHES.md "space given back"): unless the URI sets a mode of its own.
+func (p *Pool) autoVacuum() bool {
+	for _, v := range p.uri.Query()["_pragma"] {
+		if strings.HasPrefix(v, "auto_vacuum") {
+			return false
+		}
+	}
+	return !p.uri.Query().Has("_auto_vacuum") && !p.uri.Query().Has("_vacuum")
 }
 
 // memory returns true if the pool is for the in-memory database.
@@ -197,7 +216,7 @@ func (p *Pool) GetOrCreate(ctx context.Context, name string) (*fsql.DB, bool, er
 	}
 
 	uri := p.databaseURI(name)
-	db, err := openDB(name, uri, p.memory(), p.l, p.sp)
+	db, err := openDB(name, uri, p.memory(), p.autoVacuum(), p.l, p.sp)
 	if err != nil {
 		return nil, false, lazyerrors.Errorf("%s: %w", uri, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -79,15 +80,26 @@ func parseURI(u string) (*url.URL, error) {
 	return uri, nil
 }
 
+// pageSize returns the page size the URI's pragmas give new databases.
+func pageSize(values url.Values) int64 {
+	for _, v := range values["_pragma"] {
+		if n, ok := strings.CutPrefix(v, "page_size("); ok {
+			if size, err := strconv.ParseInt(strings.TrimSuffix(n, ")"), 10, 64); err == nil {
+				return size
+			}
+		}
+	}
+	return defaultPageSize
+}
+
+// defaultPageSize is the page size of new databases (gridfsd, PATCHES.md "32 KiB pages").
+const defaultPageSize = 32768
+
 // setDefaultValue sets default query parameters.
 func setDefaultValues(values url.Values) {
-	var autoVacuum, busyTimeout, journalMode, pageSize bool
+	var busyTimeout, journalMode, pageSize bool
 
 	for _, v := range values["_pragma"] {
-		if strings.HasPrefix(v, "auto_vacuum") {
-			autoVacuum = true
-		}
-
 		if strings.HasPrefix(v, "busy_timeout") {
 			busyTimeout = true
 		}
@@ -115,16 +127,18 @@ func setDefaultValues(values url.Values) {
 	// only takes effect before the switch to WAL writes the database's first page; the SQLite
 	// driver runs the _pragma list in lexicographic order (journal_mode before page_size) and
 	// its _journal_mode key after the list, so WAL is asked for with the key.
-	// An existing database keeps its page size.
+	// An existing database gets it when it is converted (convert.go).
 	if !pageSize {
-		values.Add("_pragma", "page_size(32768)")
+		values.Add("_pragma", fmt.Sprintf("page_size(%d)", defaultPageSize))
 	}
 
 	if !journalMode && !values.Has("_journal_mode") {
 		values.Set("_journal_mode", "wal")
 	}
 
-	if !autoVacuum {
-		values.Add("_pragma", "auto_vacuum(none)") // TODO https://github.com/FerretDB/FerretDB/issues/3612
-	}
+	// gridfsd patch (PATCHES.md, "space given back"): upstream added auto_vacuum(none) here; new
+	// databases get auto_vacuum=INCREMENTAL from openDB instead, after their page size (the driver
+	// runs an auto_vacuum pragma first, and setting it writes the database's first page with
+	// SQLite's default page size), and databases written before are converted when the pool opens
+	// them (convert.go).
 }
