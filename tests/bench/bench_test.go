@@ -50,6 +50,10 @@ func TestSmoke(t *testing.T) {
 		"embedded store at scale/first 64 KiB of an open range at 50% of 2MiB",
 		"embedded store at scale/upload (HTTP PUT)", "embedded store at scale/full download (HTTP GET)",
 		"embedded store at scale/delete (HTTP DELETE)", "embedded store at scale/RSS rise serving 20 seeks into 2MiB",
+		"embedded footprint/4MiB in 2MiB files: bytes on disk / bytes stored",
+		"embedded footprint/4MiB in 2MiB files: after deleting half, on disk / what remains",
+		"embedded footprint/20 files of 4-64 KiB: bytes on disk / bytes stored",
+		"embedded footprint/20 files of 4-64 KiB: after deleting half, on disk / what remains",
 	} {
 		r, ok := seen[want]
 		if !ok {

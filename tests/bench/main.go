@@ -52,6 +52,9 @@ type settings struct {
 	viewersSmall     int
 	viewersSmallFile int64
 	viewersSmallEach int64
+	// the embedded footprint group
+	footprintLarge int64
+	footprintSmall int
 	only             map[string]bool
 	jsonPath         string
 	smoke            bool
@@ -70,7 +73,7 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache string
+	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
@@ -91,8 +94,10 @@ func run(args []string, out io.Writer) error {
 	flag.IntVar(&s.viewersRate, "viewers-rate", 200_000, "bytes a second each viewer reads")
 	flag.DurationVar(&s.viewersDuration, "viewers-duration", 60*time.Second, "how long each viewer reads")
 	flag.StringVar(&viewersCache, "viewers-cache", "320MiB", "chunk cache of the viewers' gateway (GRIDFSD_CHUNK_CACHE_SIZE)")
+	flag.StringVar(&footprintLarge, "footprint-large", "1GiB", "bytes stored in files of --store-file by the embedded footprint group")
+	flag.IntVar(&s.footprintSmall, "footprint-small", 10_000, "files of 4-64 KiB stored by the embedded footprint group")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, viewers, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, footprint, viewers, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -101,7 +106,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
@@ -134,6 +139,7 @@ func run(args []string, out io.Writer) error {
 		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
 		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20
+		s.footprintLarge, s.footprintSmall = 4<<20, 20
 	}
 	// The table: 200 clients reading 5 MB each of a 20 MB file at 1 MB/s.
 	s.viewersSmall, s.viewersSmallFile, s.viewersSmallEach = 200, 20_000_000, 5_000_000

@@ -41,6 +41,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"s3", b.s3Rows},
 		{"dav", b.davRows},
 		{"store", b.storeAtScale},
+		{"footprint", b.footprint},
 		{"viewers", b.viewers},
 	}
 	for _, st := range steps {
