@@ -55,11 +55,11 @@ type settings struct {
 	// the embedded footprint group
 	footprintLarge int64
 	footprintSmall int
-	only             map[string]bool
-	jsonPath         string
-	smoke            bool
-	embedded         bool // the embedded store, in a process of its own
-	storePID         int  // that process, for its CPU rows
+	only           map[string]bool
+	jsonPath       string
+	smoke          bool
+	embedded       bool // the embedded store, in a process of its own
+	storePID       int  // that process, for its CPU rows
 }
 
 func main() {
