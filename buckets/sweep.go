@@ -126,10 +126,10 @@ func (l *sweepLease) release() {
 
 // candidate is a file the sweeper found expired.
 type candidate struct {
-	id     any
-	length int64
-	at     time.Time // when it expired
-	filter bson.D    // matches it only while it is still expired
+	id       any
+	length   int64
+	at       time.Time // when it expired
+	revision bool      // hidden by a revision rule, not expired by a date
 }
 
 // SweepExpired removes, in batches, every file of b that has expired and
@@ -176,19 +176,16 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 		if err := l.renew(ctx, ids, now); err != nil {
 			return res, err
 		}
-		removed := 0
-		for _, c := range batch {
-			gone, err := b.removeExpired(ctx, c)
-			if err != nil {
-				return res, err
-			}
-			if gone {
-				removed++
-				res.Files++
-				res.Bytes += c.length
-				res.Lag = max(res.Lag, now.Sub(c.at))
-			}
+		gone, err := b.removeBatch(ctx, batch, now)
+		for _, c := range gone {
+			res.Files++
+			res.Bytes += c.length
+			res.Lag = max(res.Lag, now.Sub(c.at))
 		}
+		if err != nil {
+			return res, err
+		}
+		removed := len(gone)
 		if err := l.renew(ctx, bson.A{}, clock()); err != nil {
 			return res, err
 		}
@@ -203,20 +200,65 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 	return res, err
 }
 
-// removeExpired removes c's files document if it is still expired, then
-// its chunks, and reports whether it removed it.
-func (b *Bucket) removeExpired(ctx context.Context, c candidate) (bool, error) {
-	r, err := b.files.DeleteOne(ctx, c.filter)
+// removeBatch removes the files of batch that are still expired at now
+// (a PATCH may have extended one meanwhile) or, for revisions, found
+// hidden: their files documents in one command, then the chunks of those
+// gone in another, and returns the candidates it removed. Each command is
+// a search of an index per _id ($in), on MongoDB and the embedded store.
+func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Time) ([]candidate, error) {
+	var expired, revisions, all bson.A
+	for _, c := range batch {
+		if c.revision {
+			revisions = append(revisions, c.id)
+		} else {
+			expired = append(expired, c.id)
+		}
+		all = append(all, c.id)
+	}
+	in := func(ids bson.A) bson.E { return bson.E{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}} }
+	if len(expired) > 0 {
+		if _, err := b.files.DeleteMany(ctx, bson.D{in(expired), {Key: "$or", Value: b.expiredClauses(now)}}); err != nil {
+			return nil, fmt.Errorf("sweep files: %w", err)
+		}
+	}
+	if len(revisions) > 0 {
+		if _, err := b.files.DeleteMany(ctx, bson.D{in(revisions)}); err != nil {
+			return nil, fmt.Errorf("sweep files: %w", err)
+		}
+	}
+	cur, err := b.files.Find(ctx, bson.D{in(all)}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
-		return false, fmt.Errorf("sweep %v: %w", c.id, err)
+		return nil, fmt.Errorf("sweep files: %w", err)
 	}
-	if r.DeletedCount == 0 {
-		return false, nil
+	kept := map[string]bool{}
+	if err := eachRaw(ctx, cur, func(raw bson.Raw) error {
+		kept[idKey(raw.Lookup("_id"))] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("sweep files: %w", err)
 	}
-	if _, err := b.deleteChunks(ctx, c.id); err != nil {
-		return true, fmt.Errorf("sweep: %w", err)
+	var gone []candidate
+	var ids bson.A
+	for _, c := range batch {
+		if v, err := rawValue(c.id); err == nil && !kept[idKey(v)] {
+			gone = append(gone, c)
+			ids = append(ids, c.id)
+		}
 	}
-	return true, nil
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	defer func() {
+		for _, id := range ids {
+			b.db.cache.Invalidate(b.chunks, id)
+		}
+	}()
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: ids}}}}); err != nil {
+		// The files are gone either way; their chunks are pending in the
+		// lease for the next sweep.
+		return gone, fmt.Errorf("sweep chunks: %w", err)
+	}
+	return gone, nil
 }
 
 // finishPending removes the chunks of the files a killed sweeper removed
@@ -249,27 +291,26 @@ var sweepFields = bson.D{{Key: "_id", Value: 1}, {Key: "length", Value: 1}, {Key
 // bounded below by minExpireAt, which no date gridfsd writes precedes.
 func (b *Bucket) expiredBatch(ctx context.Context, now time.Time, n int) ([]candidate, error) {
 	var out []candidate
+	seen := map[string]bool{} // a file two queries find is one candidate
 	from := bson.NewDateTimeFromTime(minExpireAt)
-	find := func(filter bson.D, still func(raw bson.Raw) (bson.D, time.Time)) error {
+	find := func(filter bson.D, at func(raw bson.Raw) time.Time) error {
 		cur, err := b.files.Find(ctx, filter, options.Find().SetProjection(sweepFields).SetLimit(int64(n-len(out))))
 		if err != nil {
 			return fmt.Errorf("sweep: find expired files: %w", err)
 		}
 		return eachRaw(ctx, cur, func(raw bson.Raw) error {
 			var id any
-			if err := raw.Lookup("_id").Unmarshal(&id); err != nil {
+			if err := raw.Lookup("_id").Unmarshal(&id); err != nil || seen[idKey(raw.Lookup("_id"))] {
 				return nil
 			}
+			seen[idKey(raw.Lookup("_id"))] = true
 			length, _ := raw.Lookup("length").AsInt64OK()
-			filter, at := still(raw)
-			out = append(out, candidate{id: id, length: length, at: at, filter: append(bson.D{{Key: "_id", Value: id}}, filter...)})
+			out = append(out, candidate{id: id, length: length, at: at(raw)})
 			return nil
 		})
 	}
 	err := find(bson.D{{Key: FieldExpireAt, Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lte", Value: bson.NewDateTimeFromTime(now)}}}},
-		func(raw bson.Raw) (bson.D, time.Time) {
-			return expiredNow(now), expireAtOf(raw)
-		})
+		expireAtOf)
 	if err != nil || len(out) >= n {
 		return out, err
 	}
@@ -297,7 +338,7 @@ func (b *Bucket) expiredBatch(ctx context.Context, now time.Time, n int) ([]cand
 		default:
 			continue
 		}
-		if err := find(filter, func(raw bson.Raw) (bson.D, time.Time) { return filter, at(raw) }); err != nil {
+		if err := find(filter, at); err != nil {
 			return out, err
 		}
 	}
@@ -323,7 +364,7 @@ func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) 
 					continue
 				}
 				length, _ := docs[i].Lookup("length").AsInt64OK()
-				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, filter: bson.D{{Key: "_id", Value: id}}})
+				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, revision: true})
 				if len(out) >= n {
 					return stop
 				}

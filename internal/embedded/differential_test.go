@@ -98,7 +98,7 @@ func differentialQuery(r *rand.Rand, values []any) (filter, sort bson.D) {
 		return bson.D{{Key: "_id", Value: []any{v(), int32(r.IntN(400)), float64(r.IntN(400)) + 0.5, fmt.Sprintf("id-%d", r.IntN(400))}[r.IntN(4)]}}, nil
 	case 6:
 		return bson.D{{Key: "filename", Value: v()}}, bson.D{{Key: "uploadDate", Value: 1}}
-	case 7: // not pushed down: $or, $in
+	case 7: // $or is not pushed down; $in is (fork item 20)
 		return bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "files_id", Value: v()}}, bson.D{{Key: "n", Value: k()}}}}}, byN
 	case 8:
 		return bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: bson.A{v(), v()}}}}}, byN

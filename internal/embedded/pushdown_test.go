@@ -178,3 +178,51 @@ func TestDateRangesUseIndexes(t *testing.T) {
 		t.Errorf("with an array: %d documents, %v; want 3", n, err)
 	}
 }
+
+// TestInUsesIndexes checks the expiry sweeper's batched deletes (fork item
+// "$in"): {_id: {$in: [...]}} and {files_id: {$in: [...]}} search their
+// indexes and match what a scan matches, numbers of any type and strings
+// included; an array under the field makes the query scan and still match.
+func TestInUsesIndexes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db := connect(t, s).Database("test")
+	b := db.GridFSBucket(options.GridFSBucket().SetChunkSizeBytes(16))
+	var ids []any
+	for i := range 6 {
+		id, err := b.UploadFromStream(ctx, "f", bytes.NewReader(bytes.Repeat([]byte{byte(i)}, 40)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	files, chunks := db.Collection("fs.files"), db.Collection("fs.chunks")
+	for _, id := range []any{int32(7), int64(8), 9.0, "ten"} {
+		if _, err := files.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "length", Value: 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := bson.A{ids[1], ids[3], int64(7), int32(8), 9, "ten", "none"}
+	wantIndexPlan(t, db, "fs.files", bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}}, nil, "_id_")
+	wantIndexPlan(t, db, "fs.chunks", bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: in}}}}, nil, "files_id_1_n_1")
+	if n, err := files.CountDocuments(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}}); err != nil || n != 6 {
+		t.Errorf("files: %d, %v; want 6", n, err)
+	}
+	if n, err := chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: in}}}}); err != nil || n != 6 {
+		t.Errorf("chunks: %d, %v; want 6 (3 of each of 2 files)", n, err)
+	}
+	res, err := chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: bson.A{ids[0], ids[5]}}}}})
+	if err != nil || res.DeletedCount != 6 {
+		t.Errorf("delete: %v, %v", res, err)
+	}
+	if _, err := chunks.InsertOne(ctx, bson.D{{Key: "files_id", Value: bson.A{ids[2], "x"}}, {Key: "n", Value: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: bson.A{ids[2]}}}}}); err != nil || n != 4 {
+		t.Errorf("with an array: %d, %v; want 4", n, err)
+	}
+}

@@ -54,6 +54,7 @@ func TestSmoke(t *testing.T) {
 		"embedded footprint/4MiB in 2MiB files: after deleting half, on disk / what remains",
 		"embedded footprint/20 files of 4-64 KiB: bytes on disk / bytes stored",
 		"embedded footprint/20 files of 4-64 KiB: after deleting half, on disk / what remains",
+		"expiry sweep/files swept per second", "expiry sweep/orphaned chunks left", "expiry sweep/reads of live files, during the sweep: p99",
 	} {
 		r, ok := seen[want]
 		if !ok {
@@ -73,6 +74,9 @@ func TestSmoke(t *testing.T) {
 		if r, ok := seen[name]; !ok || r.Median != 0 {
 			t.Errorf("row %q: %v (present: %v), want 0 errors", name, r.Median, ok)
 		}
+	}
+	if r := seen["expiry sweep/orphaned chunks left"]; r.Median != 0 {
+		t.Errorf("the expiry sweep left %v orphaned chunks", r.Median)
 	}
 	if r := seen["concurrent readers/errors"]; r.Median != 0 {
 		t.Errorf("concurrent readers saw %v errors", r.Median)

@@ -60,6 +60,7 @@ type settings struct {
 	smoke          bool
 	embedded       bool // the embedded store, in a process of its own
 	storePID       int  // that process, for its CPU rows
+	expiryFiles    int  // expired files of the expiry group
 }
 
 func main() {
@@ -96,8 +97,9 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&viewersCache, "viewers-cache", "320MiB", "chunk cache of the viewers' gateway (GRIDFSD_CHUNK_CACHE_SIZE)")
 	flag.StringVar(&footprintLarge, "footprint-large", "1GiB", "bytes stored in files of --store-file by the embedded footprint group")
 	flag.IntVar(&s.footprintSmall, "footprint-small", 10_000, "files of 4-64 KiB stored by the embedded footprint group")
+	flag.IntVar(&s.expiryFiles, "expiry-files", 10000, "expired files (1 KiB to 1 MiB) the expiry group sweeps")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, footprint, viewers, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, footprint, viewers, expiry, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -138,6 +140,7 @@ func run(args []string, out io.Writer) error {
 		s.seekSizes = []int64{4 << 20}
 		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
+		s.expiryFiles = 200
 		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20
 		s.footprintLarge, s.footprintSmall = 4<<20, 20
 	}

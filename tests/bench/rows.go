@@ -43,6 +43,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"store", b.storeAtScale},
 		{"footprint", b.footprint},
 		{"viewers", b.viewers},
+		{"expiry", b.expirySweep},
 	}
 	for _, st := range steps {
 		if !b.s.wants(st.name) {

@@ -119,6 +119,12 @@ func (h *Handler) execDelete(ctx context.Context, c backends.Collection, p *comm
 	var qp backends.QueryParams
 	if !h.DisablePushdown {
 		qp.Filter = p.Filter
+
+		// gridfsd patch (PATCHES.md, "deletes decode what they read"): a filter of top-level fields
+		// needs only those and the _id of each document, not a GridFS chunk's data.
+		if fields, ok := matchFields(must.NotFail(types.NewDocument("$match", p.Filter))); ok {
+			qp.Fields = append(fields, "_id")
+		}
 	}
 
 	q, err := c.Query(ctx, &qp)

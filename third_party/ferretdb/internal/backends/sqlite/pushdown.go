@@ -55,6 +55,7 @@ type sqlTerm struct {
 // condition is what a filter asks of one top-level field: equality, or a numeric range.
 type condition struct {
 	eq     *sqlTerm
+	in     []sqlTerm // $in: one equality of several values (gridfsd patch, PATCHES.md "$in")
 	bounds []sqlTerm // "op ?" pieces: "> ?", ">= ?", "< ?", "<= ?"
 	upper  bool      // a bound from above excludes the text keys of arrays
 }
@@ -112,6 +113,12 @@ func filterConditions(filter *types.Document) map[string]*condition {
 				if p, ok := keyParam(eq); ok {
 					conds[field] = &condition{eq: &p}
 				}
+
+				continue
+			}
+
+			if c := inCondition(op); c != nil {
+				conds[field] = c
 
 				continue
 			}
@@ -228,7 +235,7 @@ func indexPushdown(index metadata.IndexInfo, conds map[string]*condition, sortFi
 
 		// arrays (JSON text starting with '[') match by their elements in MongoDB; an equality or an
 		// upper bound on the key would miss them
-		if c.eq != nil || c.upper {
+		if c.eq != nil || c.in != nil || c.upper {
 			pd.guards = append(pd.guards, guardTerm(prefix, keyExpr+` >= '[' AND `+keyExpr+` < '\'`))
 		}
 
@@ -239,6 +246,21 @@ func indexPushdown(index metadata.IndexInfo, conds map[string]*condition, sortFi
 			prefix = append(prefix, term)
 
 			continue
+		}
+
+		if c.in != nil {
+			// the rows of several keys do not come out in the order of the next field: the last
+			// field used, and no sort
+			ps := make([]string, len(c.in))
+			for i, p := range c.in {
+				ps[i] = p.sql
+				pd.args = append(pd.args, p.args...)
+			}
+
+			terms = append(terms, keyExpr+" IN ("+strings.Join(ps, ", ")+")")
+			sortField = ""
+
+			break
 		}
 
 		for _, b := range c.bounds {
@@ -390,6 +412,48 @@ func dateRange(op *types.Document) *condition {
 
 	if !lower || !c.upper {
 		return nil
+	}
+
+	return &c
+}
+
+// maxInValues bounds the values of an $in pushed down (SQLite's default limit of bound parameters is
+// 32766; an index search per value stays cheaper than a scan well past this).
+const maxInValues = 1000
+
+// inCondition returns the condition of {$in: [v1, v2, ...]} whose values all have key parameters (see
+// keyParam), or nil.
+//
+// gridfsd patch (PATCHES.md, "$in"): gridfsd's expiry sweeper removes a batch of files documents by
+// {_id: {$in: [...]}} and their chunks by {files_id: {$in: [...]}}, one command each instead of one per
+// file. Each value is an equality on the key, so the index returns every match, and the handler filters
+// again as always.
+func inCondition(op *types.Document) *condition {
+	if op.Len() != 1 {
+		return nil
+	}
+
+	v, err := op.Get("$in")
+	if err != nil {
+		return nil
+	}
+
+	arr, ok := v.(*types.Array)
+	if !ok || arr.Len() == 0 || arr.Len() > maxInValues {
+		return nil
+	}
+
+	var c condition
+
+	for i := 0; i < arr.Len(); i++ {
+		e, _ := arr.Get(i)
+
+		p, ok := keyParam(e)
+		if !ok {
+			return nil
+		}
+
+		c.in = append(c.in, p)
 	}
 
 	return &c
