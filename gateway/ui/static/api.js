@@ -352,12 +352,14 @@ export function deleteByName(bucket, name) {
  * to the stored file's JSON and rejects with ApiError, or with a
  * DOMException named "AbortError" after abort().
  */
-export function upload(bucket, name, blob, { onProgress } = {}) {
+export function upload(bucket, name, blob, { onProgress, expires } = {}) {
   const xhr = new XMLHttpRequest();
   const done = new Promise((resolve, reject) => {
     xhr.open("PUT", url(`${bucketPath(bucket)}/${namePath(name)}`));
     for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     if (blob.type) xhr.setRequestHeader("Content-Type", blob.type);
+    // A date or a delay such as 72h (X-Gridfs-Expires, docs/API.md).
+    if (expires) xhr.setRequestHeader("X-Gridfs-Expires", expires);
     xhr.upload.addEventListener("progress", (e) => {
       onProgress?.(e.loaded, e.lengthComputable ? e.total : blob.size);
     });
@@ -403,7 +405,7 @@ const resumableChunk = 8 << 20;
  * through PUT: {done, abort}; done resolves to {filename, id, location}.
  * A cancelled upload is terminated (its bytes removed).
  */
-export function uploadResumable(bucket, name, blob, { onProgress, onRetry } = {}) {
+export function uploadResumable(bucket, name, blob, { onProgress, onRetry, expires } = {}) {
   let upload;
   let settle;
   const done = new Promise((resolve, reject) => {
@@ -411,7 +413,7 @@ export function uploadResumable(bucket, name, blob, { onProgress, onRetry } = {}
     upload = new window.tus.Upload(blob, {
       endpoint: url(`/uploads/${encodeURIComponent(bucket)}/`),
       headers: authHeaders(),
-      metadata: { filename: name, ...(blob.type ? { filetype: blob.type } : {}) },
+      metadata: { filename: name, ...(blob.type ? { filetype: blob.type } : {}), ...(expires ? { expires } : {}) },
       chunkSize: resumableChunk,
       retryDelays: [0, 1000, 2000, 3000, 5000, 8000, 13000, 21000],
       removeFingerprintOnSuccess: true,

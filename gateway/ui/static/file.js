@@ -65,6 +65,7 @@ function details(bucket, file, n, newest, served) {
       row("Size", sizeEl(file.length), ` (${file.length.toLocaleString()} bytes)`),
       row("Content type", file.contentType ?? servedTypeEl(served)),
       row("Uploaded", timeEl(file.uploadDate)),
+      row("Expires", file.expires ? timeEl(file.expires) : h("span", { class: "muted" }, "never by itself (the bucket's lifecycle rules may expire it)")),
       row("Chunk size", sizeEl(file.chunkSize)),
       row("SHA-256", file.sha256 ? h("code", { class: "hash" }, file.sha256) : h("span", { class: "muted" }, "not recorded (written by another tool)")),
       row("ID", h("code", { class: "hash" }, api.idText(file.id))),

@@ -6,6 +6,7 @@ import { h, fill, sizeEl, timeEl } from "./dom.js";
 import { route } from "./routes.js";
 import { setPage, showError } from "./shell.js";
 import { uploadPanel } from "./uploads.js";
+import { lifecyclePanel } from "./lifecycle.js";
 import { thumbnailer, iconFor } from "./thumbs.js";
 
 const defaultPageSize = 50;
@@ -99,7 +100,7 @@ export async function renderFiles(main, params, signal) {
     ? h("h1", { tabindex: "-1", id: "files-h" }, h("span", { class: "muted" }, `${bucket} / `), folder)
     : h("h1", { tabindex: "-1", id: "files-h" }, h("span", { class: "muted" }, "Bucket "), bucket);
   const upload = uploadPanel(bucket, folder, signal, () => reload());
-  main.append(heading, upload.panel, filterForm(bucket, prefix, sort, flat, params.limit), listing);
+  main.append(heading, upload.panel, filterForm(bucket, prefix, sort, flat, params.limit), listing, lifecyclePanel(bucket, signal));
   // Files dropped anywhere on the view are uploaded, not only on the panel.
   upload.acceptDrops(main, signal);
   listing.append(h("p", { class: "muted" }, "Loading…"));

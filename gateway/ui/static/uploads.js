@@ -32,6 +32,14 @@ export function uploadPanel(bucket, folder, signal, onUploaded) {
   const prefixShown = h("code", {}, folder || "none");
   namePrefix.addEventListener("input", () => fill(prefixShown, namePrefix.value || "none"));
   const input = h("input", { id: "upload-files", type: "file", multiple: true });
+  // The files expire after this delay (X-Gridfs-Expires); "" never.
+  const expires = h(
+    "select",
+    { id: "upload-expires", name: "expires" },
+    [["", "never"], ["1h", "in 1 hour"], ["1d", "in 1 day"], ["7d", "in 7 days"], ["30d", "in 30 days"], ["365d", "in a year"]].map(([v, label]) => h("option", { value: v }, label)),
+  );
+  const expiresShown = h("span", {}, "never");
+  expires.addEventListener("change", () => fill(expiresShown, expires.selectedOptions[0].textContent));
   const clear = h("button", { type: "button", class: "link", hidden: true, onclick: () => removeFinished(true) }, "Clear finished");
   const removeFinished = (all) => {
     for (const li of [...list.children]) {
@@ -45,7 +53,7 @@ export function uploadPanel(bucket, folder, signal, onUploaded) {
   const add = (files) => {
     clearTimeout(linger);
     for (const file of files) {
-      const item = newItem(bucket, namePrefix.value + file.name, file);
+      const item = newItem(bucket, namePrefix.value + file.name, file, expires.value);
       list.append(item.li);
       queue.push(item);
     }
@@ -94,12 +102,18 @@ export function uploadPanel(bucket, folder, signal, onUploaded) {
       h(
         "details",
         { class: "upload-options" },
-        h("summary", {}, "Name prefix: ", prefixShown),
+        h("summary", {}, "Name prefix: ", prefixShown, " · expires: ", expiresShown),
         h(
           "div",
           { class: "field" },
           h("label", { for: "upload-prefix" }, "Name prefix ", h("span", { class: "muted" }, "(added before each file name; a name with / is in a folder)")),
           namePrefix,
+        ),
+        h(
+          "div",
+          { class: "field" },
+          h("label", { for: "upload-expires" }, "Expires ", h("span", { class: "muted" }, "(the files are deleted then, with their chunks)")),
+          expires,
         ),
       ),
     ),
@@ -130,7 +144,7 @@ export function uploadPanel(bucket, folder, signal, onUploaded) {
   return { panel, acceptDrops };
 }
 
-function newItem(bucket, name, file) {
+function newItem(bucket, name, file, expires) {
   const bar = h("progress", { max: String(file.size || 1), value: 0, "aria-label": `Upload progress of ${name}` });
   const status = h("span", { class: "upload-status" }, "Waiting");
   const cancel = h("button", { type: "button", class: "small", "aria-label": `Cancel upload of ${name}` }, "Cancel");
@@ -154,6 +168,7 @@ function newItem(bucket, name, file) {
     fill(status, "Starting…");
     const began = performance.now();
     const progress = {
+      expires,
       onProgress(loaded, total) {
         bar.max = total || 1;
         bar.value = loaded;
