@@ -51,7 +51,10 @@ func newEnv(t *testing.T, a *auth.Authorizer) *env {
 	}
 	t.Cleanup(func() { client.Disconnect(context.Background()) })
 	e.db = buckets.NewDB(client.Database(name))
-	srv, err := dav.New(dav.Config{DB: e.db, Auth: a, MaxUploadSize: 1 << 20})
+	if err := e.db.SetLimits(buckets.Limits{MaxUploadSize: 1 << 20, MaxConcurrentUploads: 4}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := dav.New(dav.Config{DB: e.db, Auth: a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,5 +389,31 @@ func TestAccess(t *testing.T) {
 	got := hrefs(t, e.must("PROPFIND", "/dav/", map[string]string{"Depth": "1", "user": "reader:reader-secret-0123456789"}, "", 207).body)
 	if want := []string{"/dav/", "/dav/media/", "/dav/public/"}; !slices.Equal(got, want) {
 		t.Errorf("root for the reader: %q, want %q", got, want)
+	}
+}
+
+// Uploads through WebDAV take the same max-concurrent-uploads slots as
+// every door: with all taken, a PUT is 503 with Retry-After and stores
+// nothing.
+func TestUploadSlotsAreShared(t *testing.T) {
+	e := newEnv(t, nil)
+	e.must("MKCOL", "/dav/fs/", nil, "", 201)
+	var releases []func()
+	for range 4 {
+		release, err := e.db.AcquireUpload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, release)
+	}
+	r := e.must("PUT", "/dav/fs/a.txt", nil, "a", 503)
+	if r.header.Get("Retry-After") == "" {
+		t.Errorf("503 without Retry-After")
+	}
+	e.must("GET", "/dav/fs/a.txt", nil, "", 404)
+	releases[0]()
+	e.must("PUT", "/dav/fs/a.txt", nil, "a", 201)
+	for _, release := range releases[1:] {
+		release()
 	}
 }

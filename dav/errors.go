@@ -64,6 +64,8 @@ func classify(ctx context.Context, err error) (status int, internal bool) {
 		return 0, false
 	case errors.Is(err, buckets.ErrFileNotFound), errors.Is(err, buckets.ErrBucketNotFound):
 		return http.StatusNotFound, false
+	case errors.Is(err, buckets.ErrBusy):
+		return http.StatusServiceUnavailable, false
 	case buckets.ClientGone(ctx, err):
 		return http.StatusServiceUnavailable, false // nobody reads it
 	case errors.Is(err, buckets.ErrChunksLost), buckets.StoreUnavailable(err), errors.Is(err, context.DeadlineExceeded):

@@ -297,8 +297,7 @@ type writeFile struct {
 	ctx context.Context
 	b   *buckets.Bucket
 	l   loc
-	up  *buckets.Upload
-	max int64 // the gateway's limit; the bucket's is the upload's own
+	up  *buckets.Upload // enforces the size limits (buckets.Limits)
 
 	mu        sync.Mutex
 	closed    bool
@@ -331,14 +330,10 @@ func openWrite(ctx context.Context, s *Server, b *buckets.Bucket, l loc) (*write
 	if err != nil {
 		return nil, err
 	}
-	return &writeFile{ctx: ctx, b: b, l: l, up: up, max: s.cfg.MaxUploadSize}, nil
+	return &writeFile{ctx: ctx, b: b, l: l, up: up}, nil
 }
 
 func (w *writeFile) Write(p []byte) (int, error) {
-	if w.max > 0 && w.up.Length()+int64(len(p)) > w.max {
-		w.up.Abort()
-		return 0, requestOf(w.ctx).fail(fmt.Errorf("%w: more than the gateway's max-upload-size of %d bytes", errTooLarge, w.max))
-	}
 	n, err := w.up.Write(p)
 	return n, requestOf(w.ctx).fail(err)
 }
@@ -346,9 +341,6 @@ func (w *writeFile) Write(p []byte) (int, error) {
 // ReadFrom streams r into the file's chunks, memory flat however large.
 func (w *writeFile) ReadFrom(r io.Reader) (int64, error) {
 	r = clientBody{r}
-	if w.max > 0 {
-		r = &limitReader{r: r, left: w.max - w.up.Length(), max: w.max}
-	}
 	n, err := w.up.ReadFrom(r)
 	if err != nil {
 		w.up.Abort()
@@ -423,25 +415,6 @@ func (wi *writtenInfo) ETag(context.Context) (string, error) {
 		return "", webdav.ErrNotImplemented
 	}
 	return wi.w.committed.ETag(), nil
-}
-
-// limitReader fails with errTooLarge once more than left bytes arrive.
-type limitReader struct {
-	r    io.Reader
-	left int64
-	max  int64
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1] // one byte more tells a full body from an oversized one
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	if l.left < 0 {
-		return n, fmt.Errorf("%w: the body is larger than the gateway's max-upload-size of %d bytes", errTooLarge, l.max)
-	}
-	return n, err
 }
 
 // clientBody marks failures of reading the request body as the client's.

@@ -46,9 +46,6 @@ type Config struct {
 	Logger *slog.Logger
 	// Prefix is where the door is mounted, "/dav/" by default.
 	Prefix string
-	// MaxUploadSize refuses larger uploads with 413 (a bucket's
-	// maxFileSize applies too); 0 means no limit.
-	MaxUploadSize int64
 	// MaxLockTimeout caps the timeout of locks.
 	MaxLockTimeout time.Duration
 }
@@ -65,9 +62,6 @@ func (c *Config) validate() error {
 	}
 	if !strings.HasPrefix(c.Prefix, "/") || !strings.HasSuffix(c.Prefix, "/") {
 		return fmt.Errorf("dav: prefix %q does not begin and end with /", c.Prefix)
-	}
-	if c.MaxUploadSize < 0 {
-		return fmt.Errorf("dav: max upload size %d is negative", c.MaxUploadSize)
 	}
 	if c.MaxLockTimeout <= 0 {
 		c.MaxLockTimeout = DefaultMaxLockTimeout
@@ -176,7 +170,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 	case http.MethodPost:
 		return 0, fmt.Errorf("%w: POST is not a WebDAV method", errNotAllowed)
 	case http.MethodPut:
-		if err := s.preparePut(w, r, q); err != nil {
+		if err := s.preparePut(w, r, q, l); err != nil {
 			return 0, err
 		}
 	case "PROPFIND", "PROPPATCH":
@@ -216,6 +210,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 		case l.name == "" || dst.name == "":
 			return 0, fmt.Errorf("%w: buckets cannot be copied or moved through WebDAV", errForbidden)
 		}
+	}
+	if r.Method == http.MethodPut || r.Method == "COPY" {
+		// A slot of max-concurrent-uploads, shared with every door.
+		release, err := s.cfg.DB.AcquireUpload()
+		if err != nil {
+			return 0, err
+		}
+		defer release()
 	}
 	s.dav.ServeHTTP(&reply{ResponseWriter: w, q: q}, r)
 	return 0, nil
@@ -277,12 +279,20 @@ func (u uploadSpec) options() buckets.UploadOptions {
 
 // preparePut checks what a PUT can be refused for before its body is
 // read, and reads the headers that shape the file.
-func (s *Server) preparePut(w http.ResponseWriter, r *http.Request, q *request) error {
+func (s *Server) preparePut(w http.ResponseWriter, r *http.Request, q *request, l loc) error {
 	if len(r.Header.Values("Content-Range")) > 0 {
 		return badRequest("PUT with Content-Range: a partial upload is not supported, send the whole file")
 	}
-	if m := s.cfg.MaxUploadSize; m > 0 && r.ContentLength > m {
-		return fmt.Errorf("%w: Content-Length %d is more than the gateway's max-upload-size of %d bytes", errTooLarge, r.ContentLength, m)
+	if r.ContentLength > 0 && l.bucket != "" {
+		// The limits are buckets' (buckets.Limits): the upload enforces
+		// them while the body streams; a declared length fails early.
+		b, err := s.fs.bucket(r.Context(), l.bucket)
+		if err != nil {
+			return err
+		}
+		if err := b.CheckUploadSize(r.ContentLength); err != nil {
+			return err
+		}
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if _, _, err := mime.ParseMediaType(ct); err == nil {

@@ -142,6 +142,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	for _, k := range []string{"ETag", "Last-Modified", "Content-Length", "Content-Range", "Content-Encoding"} {
 		h.Del(k)
 	}
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "2")
+	}
 	if status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Basic realm="gridfsd", charset="UTF-8"`)
 	}

@@ -267,7 +267,7 @@ func (m *Main) startS3(ctx context.Context, ln net.Listener, db *buckets.DB, aut
 
 // newDAV builds the WebDAV door, mounted on the HTTP port under /dav/.
 func (m *Main) newDAV(ctx context.Context, db *buckets.DB, authz *auth.Authorizer) (*dav.Server, error) {
-	srv, err := dav.New(dav.Config{DB: db, Auth: authz, Logger: m.Logger, MaxUploadSize: m.Config.MaxUploadSize})
+	srv, err := dav.New(dav.Config{DB: db, Auth: authz, Logger: m.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the WebDAV door: %w", err)
 	}
