@@ -38,7 +38,10 @@ func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
 		if err != nil {
 			return err
 		}
-		q.log = q.log.With("principal", p.Name)
+		if !q.authorized {
+			q.line.Add("principal", p.Name)
+			q.authorized = true
+		}
 		return nil
 	}
 	if l.bucket == "" {

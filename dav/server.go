@@ -23,6 +23,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/reqlog"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/webdav"
 )
@@ -121,7 +122,7 @@ func (s *Server) EnsureIndexes(ctx context.Context) error {
 // without the HTTP API's headers, lock timeouts without end, statuses that
 // hide the reason) and hands the rest to it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	q := &request{method: r.Method, r: r, log: s.cfg.Logger.With("request_id", w.Header().Get("X-Request-Id"))}
+	q := &request{method: r.Method, r: r, line: reqlog.From(r.Context(), s.cfg.Logger)}
 	r = r.WithContext(withRequest(r.Context(), q))
 	q.r = r
 	status, err := s.serve(w, r, q)
@@ -130,9 +131,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s == 0 {
 			s = status
 		}
-		if internal {
-			q.log.Error("webdav request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		}
+		q.refused(err, internal)
 		writeError(w, s, message(s, err, internal))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/reqlog"
 )
 
 // request is what the file system knows of the request it serves:
@@ -14,7 +15,9 @@ import (
 type request struct {
 	method string
 	r      *http.Request
-	log    *slog.Logger
+	line   *reqlog.Line // the gateway's log line of the request
+	// authorized: the principal is on the line.
+	authorized bool
 	// canRead filters the list of buckets: the caller sees the ones it may read.
 	canRead func(bucket string) bool
 	// target is the path the request names, whose folder properties are
@@ -42,7 +45,18 @@ func requestOf(ctx context.Context) *request {
 	if q, ok := ctx.Value(requestKey{}).(*request); ok {
 		return q
 	}
-	return &request{canRead: func(string) bool { return true }, log: slog.New(slog.DiscardHandler)}
+	return &request{canRead: func(string) bool { return true }, line: reqlog.New(slog.New(slog.DiscardHandler))}
+}
+
+// refused reports on the request's log line why it failed: the reason
+// the client got, or, for the gateway's own failures, a line of their own
+// with what the client was not told.
+func (q *request) refused(err error, internal bool) {
+	if internal {
+		q.line.Logger().Error("webdav request failed", "method", q.method, "path", q.r.URL.Path, "error", err)
+		return
+	}
+	q.line.Add("error", err.Error())
 }
 
 // fail remembers err for the reply and returns it.
@@ -104,9 +118,7 @@ func (w *reply) WriteHeader(status int) {
 	if status >= 400 {
 		if err := w.q.lastErr(); err != nil {
 			if s, internal := classify(w.q.r.Context(), err); s != 0 {
-				if internal {
-					w.q.log.Error("webdav request failed", "method", w.q.method, "error", err)
-				}
+				w.q.refused(err, internal)
 				w.replaced, status = true, s
 				writeError(w.ResponseWriter, s, message(s, err, internal))
 				w.status = s

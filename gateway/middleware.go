@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gridfsd/gridfsd/internal/reqlog"
 	"github.com/labstack/echo/v4"
 )
 
@@ -43,7 +44,8 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		// whether a client that expects "100 Continue" was sent one; a
 		// body replaced in place hides that, and a refusal sent before
 		// the body was read would then wait for a body that never comes.
-		req = req.WithContext(req.Context())
+		line := reqlog.New(log)
+		req = req.WithContext(reqlog.With(req.Context(), line))
 		req.Body = body
 		c.SetRequest(req)
 
@@ -71,6 +73,8 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if msg, ok := c.Get(ctxClientError).(string); ok {
 			attrs = append(attrs, "error", msg)
 		}
+		// What a mounted door added: its caller, its reason to refuse.
+		attrs = append(attrs, line.Attrs()...)
 		level := slog.LevelInfo
 		if res.Status < 400 && (route == "/healthz" || route == "/readyz" || route == "/metrics") {
 			level = slog.LevelDebug // probes and scrapes every few seconds would drown the rest
