@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // FolderPage is one page of a folder listing, in Find's order: the files
@@ -136,4 +140,93 @@ func decodeFolderCursor(s string) (folderCursor, error) {
 		return c, fmt.Errorf("%w: cursor is not one this server issued for a folder listing", ErrInvalidQuery)
 	}
 	return c, nil
+}
+
+// EachInFolder calls fn for one level of the tree the delimiter makes of
+// the names under prefix, as FindFolder lists it, without pages: each file
+// directly in the folder (every revision, in Find's order) with folder
+// "", and each folder below it once, where its first name sorts, with f
+// nil. It reads with one cursor, streaming, and starts a new query only
+// to pass over a folder it has listed, so a folder of files alone is one
+// query however many it holds (a client listing a folder wants all of it,
+// and a page of a thousand costs the embedded store a whole scan). It
+// returns ErrInvalidQuery for an empty delimiter, and what fn returns.
+func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn func(f *File, folder string) error) error {
+	if delimiter == "" {
+		return fmt.Errorf("%w: empty delimiter", ErrInvalidQuery)
+	}
+	now := time.Now()
+	from, skip := "", ""
+	var group []*File // the revisions of one name, for the lifecycle rules
+	flush := func() error {
+		files, err := b.dropHiddenRevisions(ctx, group, now)
+		group = group[:0]
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := fn(f, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for {
+		filter, err := b.filter(ctx, Query{Prefix: prefix, From: from})
+		if err != nil {
+			return err
+		}
+		cur, err := b.files.Find(ctx, b.live(filter, now), options.Find().SetSort(listingOrder))
+		if err != nil {
+			return queryError(err)
+		}
+		restart, err := func() (bool, error) {
+			defer closeCursor(ctx, cur)
+			for cur.Next(ctx) {
+				raw := append(bson.Raw(nil), cur.Current...)
+				f, err := listedFile(raw)
+				if err != nil {
+					b.db.logger().WarnContext(ctx, "listing skips a files document no GridFS reader can use",
+						"bucket", b.name, "_id", FormatID(rawID(raw)), "error", err)
+					continue
+				}
+				if skip != "" && strings.HasPrefix(f.Filename, skip) {
+					continue // reading through a folder prefixEnd could not bound
+				}
+				rest := strings.TrimPrefix(f.Filename, prefix)
+				i := strings.Index(rest, delimiter)
+				if i < 0 {
+					if len(group) > 0 && group[0].Filename != f.Filename {
+						if err := flush(); err != nil {
+							return false, err
+						}
+					}
+					group = append(group, f)
+					continue
+				}
+				if err := flush(); err != nil {
+					return false, err
+				}
+				folder := prefix + rest[:i+len(delimiter)]
+				if err := fn(nil, folder); err != nil {
+					return false, err
+				}
+				skip = folder
+				if end, ok := prefixEnd(folder); ok {
+					from = end
+					return true, nil
+				}
+			}
+			if err := cur.Err(); err != nil {
+				return false, queryError(err)
+			}
+			return false, nil
+		}()
+		if err != nil {
+			return err
+		}
+		if !restart {
+			return flush()
+		}
+	}
 }

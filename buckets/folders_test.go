@@ -71,6 +71,21 @@ func TestFindFolder(t *testing.T) {
 				t.Fatalf("prefix %q delimiter %q regex %q limit %d:\n got %q\nwant %q", tt.prefix, tt.delimiter, tt.regex, limit, got, want)
 			}
 		}
+		if tt.regex != "" {
+			continue // EachInFolder takes no regex
+		}
+		var got []string
+		err := b.EachInFolder(ctx, tt.prefix, tt.delimiter, func(f *buckets.File, folder string) error {
+			if f == nil {
+				got = append(got, "folder "+folder)
+			} else {
+				got = append(got, "file "+f.Filename+" "+buckets.FormatID(f.ID))
+			}
+			return nil
+		})
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("EachInFolder prefix %q delimiter %q: %v\n got %q\nwant %q", tt.prefix, tt.delimiter, err, got, want)
+		}
 	}
 }
 

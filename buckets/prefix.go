@@ -34,16 +34,24 @@ const renameBatch = 500
 
 // HasPrefix reports whether any file's name starts with prefix.
 func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
+	f, err := b.FirstWithPrefix(ctx, prefix)
+	return f != nil, err
+}
+
+// FirstWithPrefix returns the first file, in Find's order, whose name
+// starts with prefix, or nil when there is none. For a folder "a/" that is
+// its marker file "a/" when it has one, which sorts first.
+func (b *Bucket) FirstWithPrefix(ctx context.Context, prefix string) (*File, error) {
 	// A page may come out empty with more to come, when lifecycle rules
 	// hide the revisions on it: read on until a file or the end.
-	found := false
+	var found *File
 	errFound := errors.New("found")
-	err := b.Each(ctx, Query{Prefix: prefix, Limit: 10}, func(*File) error {
-		found = true
+	err := b.Each(ctx, Query{Prefix: prefix, Limit: 10}, func(f *File) error {
+		found = f
 		return errFound
 	})
 	if err != nil && !errors.Is(err, errFound) {
-		return false, err
+		return nil, err
 	}
 	return found, nil
 }

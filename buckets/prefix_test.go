@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 )
@@ -85,5 +86,29 @@ func TestDeletePrefix(t *testing.T) {
 	}
 	if n, err := b.DeletePrefix(ctx, "none/"); n != 0 || err != nil {
 		t.Errorf("DeletePrefix of nothing: %d, %v", n, err)
+	}
+}
+
+// A folder listing leaves out what has expired, at once, like every read.
+func TestEachInFolderLeavesOutExpired(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "d/live")
+	if _, err := b.Upload(ctx, "d/gone", bytes.NewReader([]byte("x")), buckets.UploadOptions{ExpireAt: time.Now().Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Upload(ctx, "d/sub/gone", bytes.NewReader([]byte("x")), buckets.UploadOptions{ExpireAt: time.Now().Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := b.EachInFolder(ctx, "d/", "/", func(f *buckets.File, folder string) error {
+		if f != nil {
+			folder = f.Filename
+		}
+		got = append(got, folder)
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"d/live"}) {
+		t.Errorf("EachInFolder: %q, %v; want only d/live", got, err)
 	}
 }

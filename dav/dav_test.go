@@ -285,10 +285,16 @@ func TestPropertiesKeptInMetadata(t *testing.T) {
 			t.Errorf("the copy lacks %q:\n%s", want, r.body)
 		}
 	}
+	// A folder keeps its properties on its marker, made when missing.
+	e.upload("docs", "implicit/x.txt", "x", buckets.UploadOptions{})
+	e.must("PROPPATCH", "/dav/docs/implicit/", nil, patch, 207)
+	if r := e.must("PROPFIND", "/dav/docs/implicit/", map[string]string{"Depth": "0"}, find, 207); !strings.Contains(r.body, "blue") {
+		t.Errorf("folder property:\n%s", r.body)
+	}
 	// Quota of a bucket.
 	q := `<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/></D:prop></D:propfind>`
-	if r := e.must("PROPFIND", "/dav/docs/", map[string]string{"Depth": "0"}, q, 207); !strings.Contains(r.body, ">10<") {
-		t.Errorf("quota-used-bytes of a bucket of two 5-byte files:\n%s", r.body)
+	if r := e.must("PROPFIND", "/dav/docs/", map[string]string{"Depth": "0"}, q, 207); !strings.Contains(r.body, ">11<") {
+		t.Errorf("quota-used-bytes of a bucket of two 5-byte files and one of 1:\n%s", r.body)
 	}
 }
 

@@ -40,8 +40,8 @@ func (d *dirFile) Write([]byte) (int, error)         { return 0, errIsDir }
 func (d *dirFile) Stat() (fs.FileInfo, error)        { return d.info, nil }
 func (d *dirFile) ReadFrom(io.Reader) (int64, error) { return 0, errIsDir }
 
-// Readdir lists the folder: one indexed listing (buckets.FindFolder), page
-// after page, whose entries the request remembers, so that webdav's stat
+// Readdir lists the folder: one indexed listing (buckets.EachInFolder),
+// whose entries the request remembers, so that webdav's stat
 // of each entry costs nothing.
 func (d *dirFile) Readdir(count int) ([]fs.FileInfo, error) {
 	if d.listed {
@@ -83,41 +83,33 @@ func (d *dirFile) list() ([]fs.FileInfo, error) {
 		return nil, err
 	}
 	prefix := d.l.folder()
-	query := buckets.Query{Prefix: prefix, Limit: buckets.MaxLimit}
 	var last *fileInfo
-	for {
-		page, err := b.FindFolder(d.ctx, query, "/")
-		if err != nil {
-			return nil, err
+	err = b.EachInFolder(d.ctx, prefix, "/", func(f *buckets.File, folder string) error {
+		if f == nil {
+			if base := strings.TrimSuffix(folder[len(prefix):], "/"); base != "" {
+				add(dirInfo(base))
+			}
+			return nil
 		}
-		for _, f := range page.Files {
-			base := f.Filename[len(prefix):]
-			if base == "" {
-				continue // the folder's own marker
-			}
-			if last != nil && last.file.Filename == f.Filename {
-				// Revisions come oldest first: the newest is the file.
-				*last = *fileInfoOf(base, f)
-				continue
-			}
+		base := f.Filename[len(prefix):]
+		switch {
+		case base == "":
+			// The folder's own marker.
+		case last != nil && last.file.Filename == f.Filename:
+			// Revisions come oldest first: the newest is the file.
+			*last = *fileInfoOf(base, f)
+		default:
 			last = fileInfoOf(base, f)
 			add(last)
 		}
-		for _, p := range page.Prefixes {
-			if base := strings.TrimSuffix(p[len(prefix):], "/"); base != "" && !strings.Contains(base, "/") {
-				add(dirInfo(base))
-			}
-		}
-		if page.Next == "" {
-			return out, nil
-		}
-		query.After = page.Next
-	}
+		return nil
+	})
+	return out, err
 }
 
-// DeadProps of a folder are those of its marker file, read for the folder
-// a request names, not for every folder of a listing; a bucket answers
-// RFC 4331's quota-used-bytes.
+// DeadProps of a folder are those of its marker file, which the stat of
+// the folder a request names found (not for every folder of a listing); a
+// bucket answers RFC 4331's quota-used-bytes when the request asks for it.
 func (d *dirFile) DeadProps() (map[xml.Name]webdav.Property, error) {
 	q := requestOf(d.ctx)
 	if d.l.path() != q.target || d.l.bucket == "" {
@@ -128,6 +120,9 @@ func (d *dirFile) DeadProps() (map[xml.Name]webdav.Property, error) {
 		return nil, q.fail(err)
 	}
 	if d.l.name == "" {
+		if !q.wantsQuota {
+			return nil, nil // a scan of the bucket, only when asked for
+		}
 		st, err := b.Stats(d.ctx)
 		if err != nil {
 			return nil, q.fail(err)
@@ -136,14 +131,10 @@ func (d *dirFile) DeadProps() (map[xml.Name]webdav.Property, error) {
 			quotaUsed: {XMLName: quotaUsed, InnerXML: fmt.Appendf(nil, "%d", st.Bytes)},
 		}, nil
 	}
-	f, err := b.FindByName(d.ctx, d.l.folder(), -1)
-	if errors.Is(err, buckets.ErrFileNotFound) {
+	if d.info.marker == nil {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, q.fail(err)
-	}
-	return deadProps(f.Metadata), nil
+	return deadProps(d.info.marker.Metadata), nil
 }
 
 // Patch sets a folder's dead properties on its marker file, which it

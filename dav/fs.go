@@ -71,12 +71,16 @@ func (fsys *fileSystem) stat(ctx context.Context, l loc) (*fileInfo, error) {
 			return nil, err
 		}
 	}
-	ok, err := b.HasPrefix(ctx, l.folder())
+	first, err := b.FirstWithPrefix(ctx, l.folder())
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		return dirInfo(l.base()), nil
+	if first != nil {
+		fi := dirInfo(l.base())
+		if first.Filename == l.folder() {
+			fi.marker = first // it sorts first: no query of its own for its properties
+		}
+		return fi, nil
 	}
 	return nil, notExist("stat", l)
 }

@@ -46,6 +46,9 @@ type fileInfo struct {
 	dir  bool
 	file *buckets.File // the newest revision; nil for folders
 	mod  time.Time
+	// marker is a folder's "name/" file (its properties), when the stat
+	// that found the folder saw it.
+	marker *buckets.File
 }
 
 var (

@@ -9,6 +9,7 @@
 package dav
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -173,9 +174,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 			return 0, err
 		}
 	case "PROPFIND", "PROPPATCH":
-		if _, err := readXMLBody(r); err != nil {
+		body, err := readXMLBody(r)
+		if err != nil {
 			return 0, err
 		}
+		// An empty PROPFIND is allprop, which RFC 4331 leaves the quota out of.
+		q.wantsQuota = bytes.Contains(body, []byte("quota-"))
 		if r.Method == "PROPPATCH" {
 			break
 		}

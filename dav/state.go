@@ -23,6 +23,9 @@ type request struct {
 	// target is the path the request names, whose folder properties are
 	// worth a query; those of the entries of a listing are not.
 	target string
+	// wantsQuota: the PROPFIND asks for the quota properties, which cost
+	// a scan of the bucket.
+	wantsQuota bool
 	// upload is how a PUT is stored.
 	upload uploadSpec
 	// copySrc is the file a COPY read last: its copy keeps its metadata.
