@@ -36,6 +36,7 @@ import (
 // ahead of each of them.
 type Cache struct {
 	max int64
+	mem offHeap // the chunks' memory, when max > 0
 
 	mu    sync.Mutex
 	size  int64 // bytes of the loaded chunks the cache holds, pinned ones included
@@ -243,7 +244,7 @@ func (c *Cache) unpinned(e *entry) {
 		return // its load finishes it
 	}
 	if e.file == nil {
-		putBuffer(e.data)
+		c.free(e.data)
 		e.data = nil
 		return
 	}
@@ -268,7 +269,7 @@ func (c *Cache) unlink(e *entry) {
 	}
 	if e.list != nil {
 		e.list.remove(e)
-		putBuffer(e.data) // listed: loaded and unpinned
+		c.free(e.data) // listed: loaded and unpinned
 		e.data = nil
 	}
 	if len(f.chunks) == 0 && len(f.want) == 0 {
@@ -363,3 +364,21 @@ func (l *entryList) remove(e *entry) {
 }
 
 func (l *entryList) back() *entry { return l.tail }
+
+// alloc returns a buffer for a chunk of n bytes: outside the Go heap for a
+// cache that keeps chunks (see offHeap), pooled for one that keeps none.
+func (c *Cache) alloc(n int) []byte {
+	if c.max == 0 {
+		return getBuffer(n)
+	}
+	return c.mem.get(n)
+}
+
+// free gives back a buffer alloc returned, once nobody holds it.
+func (c *Cache) free(b []byte) {
+	if c.max == 0 {
+		putBuffer(b)
+		return
+	}
+	c.mem.put(b)
+}

@@ -130,15 +130,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	// client keeps reading, the way the kernel's readahead does. So a short
 	// range costs only its own chunks.
 	cs := int64(r.file.ChunkSize)
-	limit := (min(r.pos+int64(len(p)), r.file.Length) - 1) / cs
-	switch k := r.pos / cs; {
-	case r.pos >= r.expectFrom && r.pos < r.expectEnd:
-		// The client said where it stops: through there at once, and
-		// nothing past it.
-		limit = max(limit, min((min(r.expectEnd, r.file.Length)-1)/cs, k+r.maxAhead()-1))
-	case r.runStart >= 0 && (k == r.curN || k == r.curN+1):
-		limit = min(limit+min(r.curN+1-r.runStart, r.maxAhead()), r.chunkN-1)
-	}
+	limit := r.limit(len(p))
 	n := 0
 	for n < len(p) && r.pos < r.file.Length {
 		k := r.pos / cs
@@ -153,6 +145,49 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.pos += int64(c)
 	}
 	return n, nil
+}
+
+// limit is the last chunk a read of want bytes at the offset may fetch.
+func (r *Reader) limit(want int) int64 {
+	cs := int64(r.file.ChunkSize)
+	limit := (min(r.pos+int64(want), r.file.Length) - 1) / cs
+	switch k := r.pos / cs; {
+	case r.pos >= r.expectFrom && r.pos < r.expectEnd:
+		// The client said where it stops: through there at once, and
+		// nothing past it.
+		limit = max(limit, min((min(r.expectEnd, r.file.Length)-1)/cs, k+r.maxAhead()-1))
+	case r.runStart >= 0 && (k == r.curN || k == r.curN+1):
+		limit = min(limit+min(r.curN+1-r.runStart, r.maxAhead()), r.chunkN-1)
+	}
+	return limit
+}
+
+// Next returns up to n bytes from the current offset, at most to the end of
+// the chunk that holds them, and moves past them, as Read would without
+// copying them: a download can write chunks to its client straight from
+// the cache, with no buffer of its own. The slice is the cache's: valid
+// until the next call of a method of r, and not to be modified. At the end
+// of the file it returns io.EOF; errors are those of Read.
+func (r *Reader) Next(n int) ([]byte, error) {
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if r.pos >= r.file.Length {
+		return nil, io.EOF
+	}
+	if n <= 0 {
+		return nil, nil
+	}
+	cs := int64(r.file.ChunkSize)
+	if k := r.pos / cs; k != r.curN {
+		if err := r.load(k, r.limit(n)); err != nil {
+			return nil, err
+		}
+	}
+	off := r.pos - r.curN*cs
+	b := r.cur.data[off:min(off+int64(n), int64(len(r.cur.data)))]
+	r.pos += int64(len(b))
+	return b, nil
 }
 
 // maxLoadAttempts bounds how often a Reader waits for a chunk whose fetch
@@ -445,7 +480,8 @@ func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mon
 }
 
 // next reads chunk k from cur and checks its number and size. The returned
-// slice is a pooled copy owned by the caller.
+// slice is a copy from the cache's memory (Cache.alloc) owned by the
+// caller.
 func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, error) {
 	if cur.RemainingBatchLength() == 0 {
 		// this Next sends a getMore
@@ -473,7 +509,7 @@ func (r *Reader) next(ctx context.Context, cur *mongo.Cursor, k int64) ([]byte, 
 	if !ok || int64(len(data)) != want {
 		return nil, fmt.Errorf("file %v: chunk %d has %d bytes, want %d: %w", r.file.ID, k, len(data), want, ErrChunkSize)
 	}
-	c := getBuffer(len(data))
+	c := r.cache.alloc(len(data))
 	copy(c, data)
 	return c, nil
 }

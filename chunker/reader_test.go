@@ -370,3 +370,45 @@ func TestReaderRejectsBadFiles(t *testing.T) {
 		t.Errorf("Read of an empty file = %d, %v", n, err)
 	}
 }
+
+// TestReaderNext: Next hands out the file's bytes without copying them,
+// at most to the end of a chunk, with Seek and Read in between, and io.EOF
+// at the end.
+func TestReaderNext(t *testing.T) {
+	const chunkSize = 1000
+	coll := mustChunks(t)
+	data := randomBytes(11, 5*chunkSize+123)
+	f := mustWrite(t, coll, "f", data, chunkSize)
+	for _, n := range []int{1, 999, 1000, 1001, 7000} {
+		r := mustReader(t, coll, f)
+		var got []byte
+		for {
+			b, err := r.Next(n)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) == 0 || len(b) > n || len(b) > chunkSize {
+				t.Fatalf("Next(%d): %d bytes", n, len(b))
+			}
+			got = append(got, b...)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("Next(%d): bytes differ from those written", n)
+		}
+	}
+	r := mustReader(t, coll, f)
+	if _, err := r.Seek(2500, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Next(800)
+	if err != nil || !bytes.Equal(b, data[2500:3000]) {
+		t.Fatalf("Next after Seek: %v, %d bytes", err, len(b))
+	}
+	p := make([]byte, 10)
+	if _, err := io.ReadFull(r, p); err != nil || !bytes.Equal(p, data[3000:3010]) {
+		t.Fatalf("Read after Next: %v", err)
+	}
+}
