@@ -180,7 +180,9 @@ func (r *Reader) Next(n int) ([]byte, error) {
 	}
 	cs := int64(r.file.ChunkSize)
 	if k := r.pos / cs; k != r.curN {
-		if err := r.load(k, r.limit(n)); err != nil {
+		// Reads ahead as a Read of the rest of this chunk would: n may
+		// be the rest of the file.
+		if err := r.load(k, r.limit(int(min(int64(n), (k+1)*cs-r.pos)))); err != nil {
 			return nil, err
 		}
 	}
@@ -232,7 +234,12 @@ func (r *Reader) load(k, limit int64) error {
 // reader waits for chunk k; without the first condition the window would
 // be refilled a chunk at a time, a query each. So the store works while
 // the client reads the other half.
+//
+// The window ends at most the largest read-ahead past chunk k, however
+// much the client asked for at once: those further are fetched as it
+// gets there.
 func (r *Reader) fill(k, limit int64) {
+	limit = min(limit, k+r.maxAhead())
 	half := max(r.maxAhead()/2, 1)
 	for {
 		a := r.winFrom + int64(len(r.win))

@@ -399,7 +399,13 @@ func TestReaderNext(t *testing.T) {
 			t.Fatalf("Next(%d): bytes differ from those written", n)
 		}
 	}
+	// Asked for the rest of the file at once, it fetches only the chunk
+	// it hands out: the read-ahead grows as the client keeps reading.
 	r := mustReader(t, coll, f)
+	if _, err := r.Next(1 << 30); err != nil || r.Fetched() != chunkSize {
+		t.Fatalf("Next(1<<30) of a fresh reader: %v, %d bytes fetched, want one chunk", err, r.Fetched())
+	}
+	r = mustReader(t, coll, f)
 	if _, err := r.Seek(2500, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,17 @@ func TestSmoke(t *testing.T) {
 	if r := seen["expiry sweep/orphaned chunks left"]; r.Median != 0 {
 		t.Errorf("the expiry sweep left %v orphaned chunks", r.Median)
 	}
+	// The viewers group: every byte verified, none wrong or missing.
+	for _, group := range []string{"viewers 20 x 200 KB/s of 4MiB", "viewers 10 x 1 MB/s of 4 MB"} {
+		for _, name := range []string{"bytes read from the store", "gateway RSS rise beyond the cache, per client", "chunk cache hits / misses"} {
+			if _, ok := seen[group+"/"+name]; !ok {
+				t.Errorf("no row %q", group+"/"+name)
+			}
+		}
+		if r, ok := seen[group+"/errors"]; !ok || r.Median != 0 {
+			t.Errorf("%s: %v errors (row present: %v), want 0", group, r.Median, ok)
+		}
+	}
 	if r := seen["concurrent readers/errors"]; r.Median != 0 {
 		t.Errorf("concurrent readers saw %v errors", r.Median)
 	}

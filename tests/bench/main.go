@@ -98,6 +98,7 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&footprintLarge, "footprint-large", "1GiB", "bytes stored in files of --store-file by the embedded footprint group")
 	flag.IntVar(&s.footprintSmall, "footprint-small", 10_000, "files of 4-64 KiB stored by the embedded footprint group")
 	flag.IntVar(&s.expiryFiles, "expiry-files", 10000, "expired files (1 KiB to 1 MiB) the expiry group sweeps")
+	flag.IntVar(&s.viewersSmall, "viewers-small", 200, "clients of the viewers group's second step, 5 MB each of a 20 MB file at 1 MB/s (0: skip it)")
 	var only string
 	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, store, footprint, viewers, expiry, memory")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
@@ -145,7 +146,7 @@ func run(args []string, out io.Writer) error {
 		s.footprintLarge, s.footprintSmall = 4<<20, 20
 	}
 	// The table: 200 clients reading 5 MB each of a 20 MB file at 1 MB/s.
-	s.viewersSmall, s.viewersSmallFile, s.viewersSmallEach = 200, 20_000_000, 5_000_000
+	s.viewersSmallFile, s.viewersSmallEach = 20_000_000, 5_000_000
 	if s.smoke {
 		s.viewersSmall, s.viewersSmallFile, s.viewersSmallEach = 10, 4_000_000, 1_000_000
 	}

@@ -46,6 +46,10 @@ func (b *bench) viewers(ctx context.Context, data *pattern, _ *gateway) error {
 
 	// The table: 5 MB each at 1 MB/s from a 20 MB file, all to finish within 60 s.
 	small := b.s.viewersSmallFile
+	if b.s.viewersSmall == 0 {
+		_, err = b.fresh(ctx)
+		return err
+	}
 	if _, err := bk.Upload(ctx, "clip", data.reader(small), buckets.UploadOptions{ContentType: "video/webm"}); err != nil {
 		return err
 	}
@@ -82,6 +86,26 @@ func (b *bench) audience(ctx context.Context, data *pattern, name string, size i
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	peak := gw.samplePeakRSS(200 * time.Millisecond)
+	// The Go heap and goroutine stacks at their peaks, to tell what the
+	// memory beyond the cache is.
+	var heapPeak, stackPeak float64
+	sampled, stopSampling := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if h, err := gw.metric("go_memstats_heap_inuse_bytes"); err == nil {
+				heapPeak = max(heapPeak, h)
+			}
+			if s, err := gw.metric("go_memstats_stack_inuse_bytes"); err == nil {
+				stackPeak = max(stackPeak, s)
+			}
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
 
 	var (
 		mu       sync.Mutex
@@ -122,6 +146,8 @@ func (b *bench) audience(ctx context.Context, data *pattern, name string, size i
 	wg.Wait()
 	elapsed := time.Since(start)
 	peakRSS := peak()
+	close(stopSampling)
+	<-sampled
 	after := map[string]float64{}
 	after[storeReadMetric], _ = gw.metricAbove(storeReadMetric, before[storeReadMetric])
 	for _, m := range []string{cacheHitsMetric, cacheMissesMetric, cacheEvictionsMetric, cacheBytesMetric} {
@@ -157,6 +183,7 @@ func (b *bench) audience(ctx context.Context, data *pattern, name string, size i
 	cached := after[cacheBytesMetric]
 	b.add(group, "gateway RSS rise", "MiB", []float64{rise / (1 << 20)}, fmt.Sprintf("peak sampled every 200 ms; idle %.1f MiB", float64(idle)/(1<<20)))
 	b.add(group, "gateway RSS rise beyond the cache, per client", "KiB", []float64{max(rise-cached, 0) / 1024 / float64(clients)}, fmt.Sprintf("the cache held %.1f MiB at the end", cached/(1<<20)))
+	b.add(group, "peak Go heap / goroutine stacks", "MiB", []float64{heapPeak / (1 << 20)}, fmt.Sprintf("stacks %.1f MiB; sampled every second; the cache's chunks are outside the heap", stackPeak/(1<<20)))
 	b.add(group, "chunk cache hits / misses", "count", []float64{after[cacheHitsMetric] - before[cacheHitsMetric]}, fmt.Sprintf("misses %.0f", after[cacheMissesMetric]-before[cacheMissesMetric]))
 	b.add(group, "chunk cache evictions", "count", []float64{after[cacheEvictionsMetric] - before[cacheEvictionsMetric]}, "")
 	if firstErr != nil {
