@@ -355,7 +355,9 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
 		if rec.Offset%int64(rec.ChunkSize) != 0 {
 			first++ // the short last chunk stays: its first bytes count
 		}
-		if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}}); err != nil {
+		_, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}})
+		b.db.cache.Invalidate(b.chunks, rec.FileID) // chunks that go (see cache.go)
+		if err != nil {
 			return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
 		}
 		return nil
@@ -564,6 +566,8 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 				{Key: "$set", Value: bson.D{{Key: "files_id", Value: rec.FileID}}},
 				{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(n / int64(p.ChunkSize))}}},
 			})
+			b.db.cache.Invalidate(b.chunks, p.FileID) // chunks that move (see cache.go)
+			b.db.cache.Invalidate(b.chunks, rec.FileID)
 			if err != nil {
 				return nil, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, err)
 			}
