@@ -376,27 +376,39 @@ const maxXMLBody = 2 << 20
 // readXML reads a small XML request body, checking the payload hash and
 // Content-MD5 the client declared for it.
 func (s *Server) readXML(req *request, v any) error {
-	u, err := s.uploadBody(req)
+	data, err := s.readSmallBody(req)
 	if err != nil {
 		return err
-	}
-	data, err := io.ReadAll(io.LimitReader(u.body, maxXMLBody+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxXMLBody {
-		return errorf(ErrMalformedXML, "the XML body is larger than %d bytes", maxXMLBody)
-	}
-	if u.sha256 != "" && u.sha256 != sha256Hex(string(data)) {
-		return ErrSHA256Mismatch
-	}
-	if u.md5 != nil && string(u.md5) != string(md5Sum(data)) {
-		return ErrBadDigest
 	}
 	if err := xml.Unmarshal(data, v); err != nil {
 		return ErrMalformedXML
 	}
 	return nil
+}
+
+// readSmallBody reads the body of a request that is not an upload (an XML
+// document, or the empty body of a copy), at most maxXMLBody bytes, and
+// checks it against the payload hash and Content-MD5 the client declared
+// (signed, so that what was signed is what is acted on).
+func (s *Server) readSmallBody(req *request) ([]byte, error) {
+	u, err := s.uploadBody(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(u.body, maxXMLBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxXMLBody {
+		return nil, errorf(ErrMalformedXML, "the XML body is larger than %d bytes", maxXMLBody)
+	}
+	if u.sha256 != "" && u.sha256 != sha256Hex(string(data)) {
+		return nil, ErrSHA256Mismatch
+	}
+	if u.md5 != nil && string(u.md5) != string(md5Sum(data)) {
+		return nil, ErrBadDigest
+	}
+	return data, nil
 }
 
 func (s *Server) deleteObjects(req *request) error {

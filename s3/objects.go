@@ -557,6 +557,11 @@ func copySource(v string) (bucket, key, version string, err error) {
 
 func (s *Server) copyObject(req *request) error {
 	ctx, r := req.r.Context(), req.r
+	// A copy has no content of its own, but what the client signed about
+	// its body still holds.
+	if _, err := s.readSmallBody(req); err != nil {
+		return err
+	}
 	srcBucket, srcKey, srcVersion, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return err
