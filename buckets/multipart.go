@@ -46,6 +46,9 @@ var (
 	ErrInvalidPart    = errors.New("invalid part")
 	ErrPartOrder      = errors.New("parts are not in ascending order")
 	ErrPartTooSmall   = errors.New("part is smaller than the minimum")
+	// ErrUploadCompleting means a Complete of the upload is in progress:
+	// its parts can no longer change, nor can it be aborted.
+	ErrUploadCompleting = errors.New("multipart upload is being completed")
 )
 
 // MultipartUpload is a multipart upload in progress.
@@ -57,6 +60,28 @@ type MultipartUpload struct {
 	ChunkSize int           `bson:"chunkSize"`
 	Metadata  bson.D        `bson:"metadata,omitempty"`
 	Initiated time.Time     `bson:"initiated"`
+	// Completing is the token of the Complete in progress, if any, and
+	// CompletingAt when it last said it was alive (see CompleteMultipartIf).
+	Completing   string    `bson:"completing,omitempty"`
+	CompletingAt time.Time `bson:"completingAt,omitempty"`
+}
+
+// completing reports whether a Complete holds the upload: marked, and
+// alive within CompleteTTL.
+func (mu *MultipartUpload) completing(now time.Time) bool {
+	return mu.Completing != "" && mu.CompletingAt.After(now.Add(-CompleteTTL))
+}
+
+// CompleteTTL is how long the mark of a Complete outlives a gateway that
+// died completing; a live Complete renews it at a third of that.
+var CompleteTTL = LeaseTTL
+
+// notCompleting matches the uploads no live Complete holds.
+func notCompleting(now time.Time) bson.E {
+	return bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "completing", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "completingAt", Value: bson.D{{Key: "$lt", Value: now.Add(-CompleteTTL)}}}},
+	}}
 }
 
 // Part is one uploaded part.
@@ -273,23 +298,41 @@ func (p *PartUpload) Commit() (*Part, error) {
 		p.b.removeChunksOf(ctx, p.id)
 		return nil, err
 	}
-	if _, err := p.b.Multipart(ctx, p.upload); err != nil {
+	mu, err := p.b.Multipart(ctx, p.upload)
+	if err != nil {
 		return fail(err)
 	}
+	if mu.completing(time.Now()) {
+		return fail(fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, p.number, p.upload))
+	}
 	var old Part
-	err := p.b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
+	err = p.b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
 		options.FindOneAndReplace().SetUpsert(true).SetReturnDocument(options.Before)).Decode(&old)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return fail(fmt.Errorf("record part %d: %w", p.number, full(err)))
 	}
-	if err == nil {
-		p.b.removeChunksOf(ctx, old.FilesID)
-	}
-	// An Abort that ran while this part streamed has removed the other
-	// parts; this one must go too.
-	if _, err := p.b.Multipart(ctx, p.upload); errors.Is(err, ErrUploadNotFound) {
+	replaced := err == nil
+	// Read again after the record changed: a Complete marks the upload
+	// before it reads the parts, so if none is marked now, none has read
+	// the old record, and its chunks may go.
+	mu, err = p.b.Multipart(ctx, p.upload)
+	switch {
+	case errors.Is(err, ErrUploadNotFound):
+		// An Abort that ran while this part streamed has removed the
+		// other parts; this one must go too. (After a Complete that used
+		// this record, its chunks have moved: nothing of them goes.)
 		p.b.parts().DeleteOne(ctx, bson.D{{Key: "_id", Value: part.Key}, {Key: "filesId", Value: p.id}})
 		return fail(err)
+	case err != nil:
+		return nil, err // both records' chunks stay; the sweepers decide
+	case mu.Completing != "":
+		// A Complete started meanwhile and may use either record: remove
+		// neither's chunks. The one it does not use is no part any more,
+		// and the orphan sweeper removes it.
+		return nil, fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, p.number, p.upload)
+	}
+	if replaced {
+		p.b.removeChunksOf(ctx, old.FilesID)
 	}
 	return part, nil
 }
@@ -348,14 +391,90 @@ func (b *Bucket) CompleteMultipart(ctx context.Context, upload string, list []Co
 // are (see the commit protocol in the package doc); a failed one returns
 // ErrPreconditionFailed and leaves the upload as it was.
 func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []CompletedPart, cond Conditions) (*File, error) {
-	mu, err := b.Multipart(ctx, upload)
-	if err != nil {
+	if _, err := b.Multipart(ctx, upload); err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("%w: no parts listed", ErrInvalidPart)
 	}
-	stored, err := b.partsOf(ctx, upload)
+	// Mark the upload as completing before reading its parts: from then
+	// on no part commit removes the chunks of a part this Complete may
+	// use, no Abort or sweep removes the upload, and no other Complete,
+	// on any gateway, runs (see PartUpload.Commit).
+	mu, token, err := b.markCompleting(ctx, upload)
+	if err != nil {
+		return nil, err
+	}
+	wctx := context.WithoutCancel(ctx)
+	stopRenew := b.renewCompleting(wctx, upload, token)
+	f, err := b.complete(ctx, mu, list, cond)
+	stopRenew()
+	if err != nil {
+		b.uploads().UpdateOne(wctx, bson.D{{Key: "_id", Value: upload}, {Key: "completing", Value: token}},
+			bson.D{{Key: "$unset", Value: bson.D{{Key: "completing", Value: ""}, {Key: "completingAt", Value: ""}}}})
+		return nil, err
+	}
+	return f, nil
+}
+
+// markCompleting marks the upload as completing with a new token, unless
+// a live Complete holds it (ErrUploadCompleting) or it is gone
+// (ErrUploadNotFound). A mark older than CompleteTTL is taken over: its
+// gateway died.
+func (b *Bucket) markCompleting(ctx context.Context, upload string) (*MultipartUpload, string, error) {
+	var rnd [12]byte
+	rand.Read(rnd[:])
+	token := hex.EncodeToString(rnd[:])
+	now := time.Now().UTC()
+	var mu MultipartUpload
+	err := b.uploads().FindOneAndUpdate(ctx,
+		bson.D{{Key: "_id", Value: upload}, {Key: "bucket", Value: b.name}, notCompleting(now)},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "completing", Value: token}, {Key: "completingAt", Value: now}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&mu)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		if _, err := b.Multipart(ctx, upload); err != nil {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("mark multipart upload %q: %w", upload, err)
+	}
+	if mu.Completing != token {
+		// A store that answers with the document before the update.
+		return nil, "", fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
+	}
+	return &mu, token, nil
+}
+
+// renewCompleting keeps the mark alive while a long Complete (a copy)
+// runs; the returned func stops it.
+func (b *Bucket) renewCompleting(ctx context.Context, upload, token string) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(CompleteTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				b.uploads().UpdateOne(ctx, bson.D{{Key: "_id", Value: upload}, {Key: "completing", Value: token}},
+					bson.D{{Key: "$set", Value: bson.D{{Key: "completingAt", Value: time.Now().UTC()}}}})
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// complete joins the listed parts of mu, which this Complete has marked.
+func (b *Bucket) complete(ctx context.Context, mu *MultipartUpload, list []CompletedPart, cond Conditions) (*File, error) {
+	stored, err := b.partsOf(ctx, mu.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +518,7 @@ func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []
 	if err != nil {
 		return nil, full(err)
 	}
-	b.removeMultipart(wctx, mu.ID, parts)
+	b.finishMultipart(wctx, mu, parts)
 	return f, nil
 }
 
@@ -454,6 +573,18 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 			return nil, fmt.Errorf("complete %q: move chunks of part %d: %w", mu.Filename, p.Number, err)
 		}
 		length += p.Size
+	}
+	// Never publish a file whose chunks are not all there (as an upload's
+	// commit checks): they were removed by something that took no part in
+	// this upload's protocol.
+	want := (length + int64(mu.ChunkSize) - 1) / int64(mu.ChunkSize)
+	if n, err := b.chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: mu.FileID}}); err != nil {
+		return nil, fmt.Errorf("complete %q: count chunks: %w", mu.Filename, err)
+	} else if n != want {
+		if f, err := b.Stat(ctx, mu.FileID); err == nil {
+			return f, nil // completed by an earlier attempt, whose chunks readers may have
+		}
+		return nil, fmt.Errorf("complete %q: %w: %d of %d chunks are stored", mu.Filename, ErrChunksLost, n, want)
 	}
 	doc := bson.D{
 		{Key: "_id", Value: mu.FileID},
@@ -512,20 +643,47 @@ func (b *Bucket) AbortMultipart(ctx context.Context, upload string) error {
 	if _, err := b.Multipart(ctx, upload); err != nil {
 		return err
 	}
-	parts, err := b.partsOf(ctx, upload)
-	if err != nil {
-		return err
-	}
-	return b.removeMultipart(context.WithoutCancel(ctx), upload, parts)
+	return b.removeMultipart(context.WithoutCancel(ctx), upload, nil)
 }
 
-// removeMultipart deletes the upload record first, so that no part commits
-// after it, then every part and its chunks (those of the parts a Complete
-// used are no longer under the part's files_id, so they stay).
-func (b *Bucket) removeMultipart(ctx context.Context, upload string, used []Part) error {
-	if _, err := b.uploads().DeleteOne(ctx, bson.D{{Key: "_id", Value: upload}}); err != nil {
+// removeMultipart aborts an upload: it deletes the upload record first,
+// so that no part commits after it, unless a live Complete holds it
+// (ErrUploadCompleting); then every part and its chunks, and the chunks a
+// failed Complete moved under the file's id.
+func (b *Bucket) removeMultipart(ctx context.Context, upload string, _ []Part) error {
+	var mu MultipartUpload
+	err := b.uploads().FindOneAndDelete(ctx, bson.D{{Key: "_id", Value: upload}, notCompleting(time.Now())}).Decode(&mu)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		if _, err := b.Multipart(ctx, upload); err == nil {
+			return fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
+		}
+		return b.removeParts(ctx, upload, nil) // parts left by an earlier attempt
+	}
+	if err != nil {
 		return fmt.Errorf("remove multipart upload %q: %w", upload, err)
 	}
+	if err := b.removeParts(ctx, upload, nil); err != nil {
+		return err
+	}
+	if _, err := b.Stat(ctx, mu.FileID); errors.Is(err, ErrFileNotFound) {
+		return b.removeChunksOf(ctx, mu.FileID)
+	}
+	return nil
+}
+
+// finishMultipart removes a completed upload, the parts it did not use and
+// their chunks (those of the parts it used are no longer under the part's
+// files_id, so they stay).
+func (b *Bucket) finishMultipart(ctx context.Context, mu *MultipartUpload, used []Part) error {
+	if _, err := b.uploads().DeleteOne(ctx, bson.D{{Key: "_id", Value: mu.ID}}); err != nil {
+		return fmt.Errorf("remove multipart upload %q: %w", mu.ID, err)
+	}
+	return b.removeParts(ctx, mu.ID, used)
+}
+
+// removeParts removes every part of upload, and the chunks still under
+// its and used's files_ids.
+func (b *Bucket) removeParts(ctx context.Context, upload string, used []Part) error {
 	parts, err := b.partsOf(ctx, upload)
 	if err != nil {
 		return err
@@ -557,7 +715,9 @@ func (b *Bucket) SweepMultipart(ctx context.Context, olderThan time.Duration) (i
 	}
 	n := 0
 	for _, mu := range old {
-		if err := b.removeMultipart(ctx, mu.ID, nil); err != nil {
+		if err := b.removeMultipart(ctx, mu.ID, nil); errors.Is(err, ErrUploadCompleting) {
+			continue
+		} else if err != nil {
 			return n, err
 		}
 		n++

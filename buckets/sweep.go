@@ -405,7 +405,9 @@ func (b *Bucket) abortUnfinished(ctx context.Context, now time.Time) (int, error
 			return n, fmt.Errorf("sweep multipart uploads: %w", err)
 		}
 		for _, id := range ids {
-			if err := b.removeMultipart(ctx, id, nil); err != nil && !errors.Is(err, ErrUploadNotFound) {
+			if err := b.removeMultipart(ctx, id, nil); errors.Is(err, ErrUploadCompleting) {
+				continue
+			} else if err != nil && !errors.Is(err, ErrUploadNotFound) {
 				return n, err
 			}
 			n++

@@ -55,6 +55,7 @@ var (
 	ErrInternal            = &Error{http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again."}
 	ErrServiceUnavailable  = &Error{http.StatusServiceUnavailable, "ServiceUnavailable", "Please reduce your request rate."}
 	ErrSlowDown            = &Error{http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate."}
+	ErrOperationAborted    = &Error{http.StatusConflict, "OperationAborted", "A conflicting conditional operation is currently in progress against this resource. Try again."}
 	ErrNotModified         = &Error{http.StatusNotModified, "NotModified", ""}
 	ErrInvalidStorageClass = &Error{http.StatusBadRequest, "InvalidStorageClass", "The storage class you specified is not valid"}
 	// ErrStorageFull has no AWS counterpart (AWS never fills up); MinIO
@@ -102,6 +103,9 @@ func toError(err error) (e *Error, internal bool) {
 		return errorf(ErrSlowDown, "%v", err), false
 	case is(buckets.ErrUploadNotFound):
 		return ErrNoSuchUpload, false
+	case is(buckets.ErrUploadCompleting):
+		// A Complete holds the upload: its parts are fixed.
+		return errorf(ErrOperationAborted, "%v", err), false
 	case is(buckets.ErrInvalidPart):
 		return errorf(ErrInvalidPart, "%v", err), false
 	case is(buckets.ErrPartOrder):

@@ -94,6 +94,9 @@ func (s *Server) completeMultipart(req *request) error {
 	if err := s.readXML(req, &c); err != nil {
 		return err
 	}
+	if len(c.Parts) > buckets.MaxPartNumber {
+		return errorf(ErrMalformedXML, "at most %d parts", buckets.MaxPartNumber)
+	}
 	list := make([]buckets.CompletedPart, len(c.Parts))
 	for i, p := range c.Parts {
 		list[i] = buckets.CompletedPart{Number: p.PartNumber, MD5: p.ETag}
