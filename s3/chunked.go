@@ -26,8 +26,13 @@ import (
 // a bad chunk signature or checksum fails the read at the chunk's end,
 // which aborts the upload before it commits.
 
-// maxChunkLine bounds a chunk header or trailer line.
-const maxChunkLine = 4096
+// maxChunkLine bounds a chunk header or trailer line, maxTrailerBytes
+// the whole trailer: before, trailer lines were buffered without end (300
+// MiB of them took a gigabyte).
+const (
+	maxChunkLine    = 4096
+	maxTrailerBytes = 16 << 10
+)
 
 // crc64NVME is the CRC-64/NVME table (reflected polynomial), the
 // x-amz-checksum-crc64nvme algorithm.
@@ -121,6 +126,9 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	}
 	if c.left <= 0 {
 		if err := c.nextChunk(); err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = errTruncated
+			}
 			c.err = err
 			return 0, err
 		}
@@ -139,8 +147,8 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	if c.sum != nil {
 		c.sum.Write(p[:n])
 	}
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errTruncated
 	}
 	if err != nil {
 		c.err = err
@@ -148,18 +156,30 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// errTruncated is a body that ends before its final zero-size chunk (or
+// its trailer): the client's error, not the gateway's.
+var errTruncated = errorf(ErrIncompleteBody, "the aws-chunked body ended before its final zero-size chunk and trailer")
+
 func (c *chunkedReader) line() (string, error) {
-	line, err := c.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || len(line) > maxChunkLine {
-		return "", errorf(ErrIncompleteBody, "an aws-chunked line is too long")
+	l, _, err := c.rawLine()
+	return l, err
+}
+
+// rawLine reads a line and reports whether it ended with a bare "\n"
+// rather than "\r\n".
+func (c *chunkedReader) rawLine() (line string, bareLF bool, err error) {
+	b, err := c.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull || len(b) > maxChunkLine {
+		return "", false, errorf(ErrIncompleteBody, "an aws-chunked line is too long")
 	}
 	if err == io.EOF {
-		return "", io.ErrUnexpectedEOF
+		return "", false, io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return strings.TrimRight(string(line), "\r\n"), nil
+	bareLF = len(b) < 2 || b[len(b)-2] != '\r'
+	return strings.TrimRight(string(b), "\r\n"), bareLF, nil
 }
 
 // nextChunk ends the current chunk (checking its signature) and reads the
@@ -222,17 +242,31 @@ func (c *chunkedReader) checkChunk() error {
 func (c *chunkedReader) readTrailer() error {
 	var text bytes.Buffer
 	trailerSig, checksum := "", ""
+	size, afterBareLF := 0, false
 	for {
-		l, err := c.line()
-		if err == io.ErrUnexpectedEOF && c.trailer == "" {
-			return nil // some clients end the body right after "0\r\n"
+		l, bareLF, err := c.rawLine()
+		if err == io.ErrUnexpectedEOF && (c.trailer == "" || checksum != "") {
+			// Some clients end the body right after "0\r\n", or after
+			// their trailer line.
+			break
 		}
 		if err != nil {
 			return err
 		}
+		size += len(l) + 2
+		if size > maxTrailerBytes {
+			return errorf(ErrIncompleteBody, "the aws-chunked trailer is longer than %d bytes", maxTrailerBytes)
+		}
+		if l == "" && afterBareLF {
+			// minio-go ends its trailing checksum line with "\n\r\n": the
+			// "\r\n" completes that line, it does not end the trailer.
+			afterBareLF = false
+			continue
+		}
 		if l == "" {
 			break
 		}
+		afterBareLF = bareLF
 		k, v, _ := strings.Cut(l, ":")
 		k = strings.ToLower(strings.TrimSpace(k))
 		v = strings.TrimSpace(v)
