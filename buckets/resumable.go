@@ -123,7 +123,7 @@ func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*R
 	if opts.Length < -1 {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidLength, opts.Length)
 	}
-	if err := b.checkSize(opts.Length); err != nil {
+	if err := b.CheckUploadSize(opts.Length); err != nil {
 		return nil, err
 	}
 	if err := b.db.checkSpace(max(opts.Length, 0)); err != nil {
@@ -190,14 +190,6 @@ func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*R
 	return r, nil
 }
 
-// checkSize refuses a length past the bucket's MaxFileSize.
-func (b *Bucket) checkSize(length int64) error {
-	if max := b.settings.MaxFileSize; max > 0 && length > max {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, length, max)
-	}
-	return nil
-}
-
 // Resumable returns the upload with id id. It returns ErrResumableNotFound,
 // or ErrResumableExpired for one whose time is up that the sweeper has not
 // removed yet.
@@ -227,7 +219,7 @@ func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length i
 	if r.Length >= 0 || length < r.Offset {
 		return fmt.Errorf("%w: %d (length %d, offset %d)", ErrInvalidLength, length, r.Length, r.Offset)
 	}
-	if err := b.checkSize(length); err != nil {
+	if err := b.CheckUploadSize(length); err != nil {
 		return err
 	}
 	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(-1)}},
@@ -255,9 +247,9 @@ type AppendOptions struct {
 // AppendResumable appends the content of r to the upload at offset, which
 // must be the upload's offset (ErrOffsetMismatch), and returns the new
 // record. The caller holds the upload's lock (LockResumable). Bytes past
-// the upload's length or the bucket's MaxFileSize return ErrTooLarge with
-// nothing appended. When r ends early (a client gone) what arrived stays
-// appended. When the last byte arrives the upload commits, as an upload's
+// the upload's length or its UploadLimit return ErrTooLarge with nothing
+// appended; a store short of space, ErrInsufficientStorage. When r ends
+// early (a client gone) what arrived stays appended. When the last byte arrives the upload commits, as an upload's
 // Commit does (the creation's conditions checked atomically: a failed one
 // removes the upload and returns ErrPreconditionFailed); the record then
 // says Finished.
@@ -282,7 +274,8 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 	if rec.Length >= 0 {
 		limit = rec.Length - rec.Offset
 	}
-	if max := b.settings.MaxFileSize; max > 0 && (limit < 0 || max-rec.Offset < limit) {
+	max, maxName := b.UploadLimit()
+	if max > 0 && (limit < 0 || max-rec.Offset < limit) {
 		limit = max - rec.Offset
 	}
 	src := r
@@ -299,10 +292,13 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 	}
 	n, err := b.appendChunks(ctx, rec, src, h)
 	if err != nil {
-		return nil, fmt.Errorf("resumable upload %q: %w", id, err)
+		return nil, fmt.Errorf("resumable upload %q: %w", id, full(err))
 	}
 	if limit >= 0 && n > limit {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, rec.Offset+limit)
+		if rec.Length >= 0 && rec.Offset+limit == rec.Length {
+			return nil, fmt.Errorf("%w: more than the upload's length of %d bytes", ErrTooLarge, rec.Length)
+		}
+		return nil, tooLarge(rec.Offset+n, max, maxName)
 	}
 	if opts.Checksum != nil {
 		if opts.Expect >= 0 && n != opts.Expect {
@@ -538,7 +534,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 		recs[i] = p
 		total += p.Length
 	}
-	if err := b.checkSize(total); err != nil {
+	if err := b.CheckUploadSize(total); err != nil {
 		return nil, err
 	}
 	if total != rec.Length {

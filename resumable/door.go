@@ -55,8 +55,8 @@ type Config struct {
 	// minute).
 	LockTTL       time.Duration
 	SweepInterval time.Duration
-	// MaxSize is the largest upload (Tus-Max-Size); 0: only the buckets'
-	// maxFileSize.
+	// MaxSize is the largest upload announced as Tus-Max-Size; 0: the DB's
+	// Limits. Every limit is applied by buckets whatever it says.
 	MaxSize int64
 }
 
@@ -81,6 +81,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxSize < 0 {
 		return fmt.Errorf("resumable: max size %d is negative", c.MaxSize)
+	}
+	if c.MaxSize == 0 {
+		c.MaxSize = c.DB.Limits().MaxUploadSize
 	}
 	return nil
 }
@@ -172,6 +175,16 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if method == http.MethodPost {
 		ex.cond = buckets.Conditions{IfMatch: r.Header.Get("If-Match"), IfNoneMatch: r.Header.Get("If-None-Match")}
+	}
+	if method == http.MethodPatch || method == http.MethodPost && r.Header.Get("Content-Type") == "application/offset+octet-stream" {
+		// A body streams into a file: one of the uploads every door shares.
+		release, err := d.cfg.DB.AcquireUpload()
+		if err != nil {
+			w.Header().Set("Retry-After", "2")
+			plain(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+		defer release()
 	}
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 	u := *r.URL // shared with the gateway's request log

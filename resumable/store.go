@@ -268,6 +268,8 @@ func (d *Door) tusError(ctx context.Context, err error) error {
 	case errors.Is(err, buckets.ErrInsufficientStorage):
 		d.cfg.Logger.WarnContext(ctx, "resumable upload refused: the store is short of space", "error", err, "request_id", requestID(ctx))
 		return handler.NewError("ERR_INSUFFICIENT_STORAGE", "insufficient storage: "+buckets.StorageReason(err), http.StatusInsufficientStorage)
+	case errors.Is(err, buckets.ErrBusy):
+		return handler.NewError("ERR_BUSY", "too many uploads in progress; retry later", http.StatusServiceUnavailable)
 	case errors.Is(err, buckets.ErrPreconditionFailed):
 		return errPrecondition
 	case errors.Is(err, buckets.ErrUploadLocked):

@@ -167,7 +167,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	tus, err := resumable.New(resumable.Config{
-		DB: bdb, Auth: authz, Logger: log, Expiry: c.UploadExpiry, MaxSize: c.MaxUploadSize,
+		DB: bdb, Auth: authz, Logger: log, Expiry: c.UploadExpiry,
 	})
 	if err != nil {
 		return fmt.Errorf("cannot create the resumable uploads: %w", err)

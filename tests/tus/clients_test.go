@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,7 +120,7 @@ func TestJSExtensions(t *testing.T) {
 // commit.
 func TestProtocol(t *testing.T) {
 	db := storetest.MustOpenDB(t)
-	s := serve(t, db.Name(), "--max-upload-size", "1MiB")
+	s := serve(t, db.Name(), "--max-upload-size", "1MiB", "--max-concurrent-uploads", "1")
 
 	res := tusReq(t, http.MethodOptions, s.url("/uploads/fs/"), nil)
 	for h, v := range map[string]string{
@@ -199,9 +200,39 @@ func TestProtocol(t *testing.T) {
 		t.Errorf("bad expires: %d", res.StatusCode)
 	}
 
+	// A bucket's maxFileSize holds for a declared length, and for a
+	// deferred one as the bytes arrive (413, nothing appended).
+	req, _ := http.NewRequest(http.MethodPut, s.url("/buckets/small"), strings.NewReader(`{"maxFileSize": 100}`))
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode >= 300 {
+		t.Fatalf("create bucket: %v %v", res, err)
+	}
+	if res := tusReq(t, http.MethodPost, s.url("/uploads/small/"), nil, "Upload-Length", "101", "Upload-Metadata", meta("filename", "x")); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("over maxFileSize: %d", res.StatusCode)
+	}
+	res = tusReq(t, http.MethodPost, s.url("/uploads/small/"), nil, "Upload-Defer-Length", "1", "Upload-Metadata", meta("filename", "x"))
+	deferred := res.Header.Get("Location")
+	if res := tusReq(t, http.MethodPatch, s.url(deferred), content(101, 1), "Upload-Offset", "0"); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("deferred past maxFileSize: %d", res.StatusCode)
+	}
+	if n := offset(t, s, deferred); n != 0 {
+		t.Errorf("offset after a refused PATCH: %d", n)
+	}
+
+	// max-concurrent-uploads counts PATCHes with every other upload.
+	held := create(t, s, "held", 1000)
+	conn := rawPatch(t, s, held, 0, 1000, content(10, 1))
+	time.Sleep(300 * time.Millisecond)
+	other := create(t, s, "other", 10)
+	if res := tusReq(t, http.MethodPatch, s.url(other), content(10, 2), "Upload-Offset", "0"); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("a PATCH past max-concurrent-uploads: %d", res.StatusCode)
+	}
+	conn.Close()
+	waitFor(t, "the held PATCH to end", 20*time.Second, func() bool { return offset(t, s, held) == 10 })
+	patch(t, s, other, 0, content(10, 2))
+
 	// If-None-Match: * holds at the creation, fails at the commit.
 	loc = create(t, s, "raced", 10, "If-None-Match", "*")
-	req, _ := http.NewRequest(http.MethodPut, s.url("/b/fs/raced"), nil)
+	req, _ = http.NewRequest(http.MethodPut, s.url("/b/fs/raced"), nil)
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 201 {
 		t.Fatalf("PUT: %v %v", res, err)
 	}
