@@ -49,6 +49,9 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 		if err == nil {
 			break
 		}
+		if ctxEnded(ctx, err) {
+			return nil, contended, fmt.Errorf("%w: %q, waited %s", ErrUploadLocked, id, context.Cause(ctx))
+		}
 		if !mongo.IsDuplicateKeyError(err) {
 			return nil, contended, fmt.Errorf("lock upload %q: %w", id, err)
 		}
@@ -60,7 +63,7 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 		if err == nil && res.MatchedCount == 1 {
 			break
 		}
-		if err != nil && ctx.Err() == nil {
+		if err != nil && !ctxEnded(ctx, err) {
 			return nil, contended, fmt.Errorf("lock upload %q: %w", id, err)
 		}
 		if !asked && ctx.Err() == nil {
@@ -78,6 +81,13 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 	}
 	go l.renew(released)
 	return l, contended, nil
+}
+
+// ctxEnded reports whether err is ctx ending, including the driver's own
+// refusal to send an operation whose deadline it sees coming (before ctx
+// says so).
+func ctxEnded(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 // renew keeps the lock alive until Unlock, and calls released when a
