@@ -54,6 +54,10 @@ type Rule struct {
 	KeepRevisions           int        `bson:"keepRevisions,omitempty" json:"keepRevisions,omitempty"`
 	ExpireOldRevisionsAfter Age        `bson:"expireOldRevisionsAfter,omitempty" json:"expireOldRevisionsAfter,omitempty"`
 	AbortUnfinishedAfter    Age        `bson:"abortUnfinishedAfter,omitempty" json:"abortUnfinishedAfter,omitempty"`
+	// ExpireDeleteMarkers is S3's ExpiredObjectDeleteMarker, kept so that
+	// S3 clients read back what they set: GridFS has no delete markers, so
+	// it removes nothing.
+	ExpireDeleteMarkers bool `bson:"expireDeleteMarkers,omitempty" json:"expireDeleteMarkers,omitempty"`
 }
 
 // Age is a rule's delay. In JSON it is a string ParseAge reads ("30d",
@@ -85,7 +89,7 @@ func (a *Age) UnmarshalJSON(b []byte) error {
 
 // hasAction reports whether r does anything.
 func (r Rule) hasAction() bool {
-	return r.ExpireAfter > 0 || r.ExpireDate != nil || r.KeepRevisions > 0 || r.ExpireOldRevisionsAfter > 0 || r.AbortUnfinishedAfter > 0
+	return r.ExpireAfter > 0 || r.ExpireDate != nil || r.KeepRevisions > 0 || r.ExpireOldRevisionsAfter > 0 || r.AbortUnfinishedAfter > 0 || r.ExpireDeleteMarkers
 }
 
 // revisions reports whether r hides older revisions.

@@ -202,7 +202,12 @@ func gridfsRule(x lifecycleRule) (buckets.Rule, error) {
 	if e := x.Expiration; e != nil {
 		switch {
 		case e.ExpiredObjectDeleteMarker != nil:
-			return r, errorf(ErrNotImplemented, "gridfsd keeps no delete markers (ExpiredObjectDeleteMarker)")
+			if e.Days != nil || e.Date != nil {
+				return r, errorf(ErrMalformedXML, "ExpiredObjectDeleteMarker excludes Days and Date")
+			}
+			// Kept and shown again; GridFS has no delete markers, so
+			// it removes nothing.
+			r.ExpireDeleteMarkers = *e.ExpiredObjectDeleteMarker
 		case (e.Days == nil) == (e.Date == nil):
 			return r, errorf(ErrMalformedXML, "Expiration takes Days or Date")
 		case e.Days != nil:
@@ -246,7 +251,7 @@ func gridfsRule(x lifecycleRule) (buckets.Rule, error) {
 		}
 		r.AbortUnfinishedAfter = buckets.Age(d)
 	}
-	if !(r.ExpireAfter > 0 || r.ExpireDate != nil || r.ExpireOldRevisionsAfter > 0 || r.AbortUnfinishedAfter > 0) {
+	if !(r.ExpireAfter > 0 || r.ExpireDate != nil || r.ExpireOldRevisionsAfter > 0 || r.AbortUnfinishedAfter > 0 || r.ExpireDeleteMarkers) {
 		return r, errorf(ErrInvalidRequest, "a rule needs an Expiration, NoncurrentVersionExpiration or AbortIncompleteMultipartUpload")
 	}
 	return r, err
@@ -285,6 +290,9 @@ func s3Rule(r buckets.Rule) lifecycleRule {
 	case r.ExpireDate != nil:
 		d := r.ExpireDate.UTC().Format(time.RFC3339)
 		x.Expiration = &lifecycleExpiration{Date: &d}
+	case r.ExpireDeleteMarkers:
+		t := true
+		x.Expiration = &lifecycleExpiration{ExpiredObjectDeleteMarker: &t}
 	}
 	if r.ExpireOldRevisionsAfter > 0 || r.KeepRevisions > 0 {
 		n := &noncurrentExpiration{}
