@@ -34,6 +34,9 @@ func (p *pattern) fill(buf []byte, off int64) {
 // reader returns n bytes of content from offset 0.
 func (p *pattern) reader(n int64) io.Reader { return &patternReader{p: p, n: n} }
 
+// readerAt reads the n bytes of the content from off.
+func (p *pattern) readerAt(off, n int64) io.Reader { return &patternReader{p: p, off: off, n: off + n} }
+
 type patternReader struct {
 	p   *pattern
 	off int64

@@ -40,6 +40,7 @@ func (b *bench) all(ctx context.Context) error {
 		{"concurrency", b.concurrency},
 		{"s3", b.s3Rows},
 		{"dav", b.davRows},
+		{"tus", b.tusRows},
 		{"store", b.storeAtScale},
 		{"footprint", b.footprint},
 		{"viewers", b.viewers},
