@@ -192,3 +192,60 @@ func TestBrowserResumableUpload(t *testing.T) {
 		t.Fatalf("more than one revision: %v", err)
 	}
 }
+
+// TestBrowserResumableAfterReload: the page is reloaded while an upload is
+// cut off; choosing the same file again resumes the same upload from what
+// the gateway stored instead of starting over.
+func TestBrowserResumableAfterReload(t *testing.T) {
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	r := &restartable{t: t, db: db, addr: "127.0.0.1:0", hold: &patchHold{held: make(chan struct{}), stopped: make(chan struct{})}}
+	r.start()
+	t.Cleanup(func() { r.stop() })
+	if _, err := db.Create(context.Background(), "media", buckets.Settings{}); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("resumed after a reload\n"), 20<<20/23)
+	file := filepath.Join(t.TempDir(), "reload.txt")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := startBrowser(t)
+	do(t, ctx, "start an upload",
+		chromedp.Navigate("http://"+r.addr+"/ui/#/b/media"),
+		visible("#upload-files"),
+		chromedp.SetUploadFiles(chromedp.CSS("#upload-files"), []string{file}),
+		visible(`.uploads li[data-state="uploading"][data-name="reload.txt"]`),
+	)
+	select {
+	case <-r.hold.held:
+	case <-time.After(time.Minute):
+		t.Fatal("the second PATCH never arrived")
+	}
+	r.stop()
+	r.start()
+	do(t, ctx, "reload and choose the file again",
+		chromedp.Reload(),
+		visible("#upload-files"),
+		chromedp.SetUploadFiles(chromedp.CSS("#upload-files"), []string{file}),
+		chromedp.WaitVisible(chromedp.CSS(`.uploads li[data-state="done"][data-name="reload.txt"]`)),
+	)
+	r.hold.mu.Lock()
+	log := strings.Join(r.hold.log, "\n")
+	r.hold.mu.Unlock()
+	if n := strings.Count(log, "POST /uploads/"); n != 1 {
+		t.Fatalf("%d uploads created, want 1 (resumed):\n%s", n, log)
+	}
+	b, err := db.Bucket(context.Background(), "media")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.OpenName(context.Background(), "reload.txt", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(d)
+	d.Close()
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("stored %d bytes (want %d): %v", len(got), len(data), err)
+	}
+}
