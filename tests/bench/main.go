@@ -63,6 +63,7 @@ type settings struct {
 	expiryFiles    int  // expired files of the expiry group
 	// the tus group
 	tusSize    int64
+	tusPatch   int64
 	tusUploads int
 	tusEach    int64
 }
@@ -78,7 +79,7 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusEach string
+	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusPatch, tusEach string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
@@ -104,6 +105,7 @@ func run(args []string, out io.Writer) error {
 	flag.IntVar(&s.expiryFiles, "expiry-files", 10000, "expired files (1 KiB to 1 MiB) the expiry group sweeps")
 	flag.IntVar(&s.viewersSmall, "viewers-small", 200, "clients of the viewers group's second step, 5 MB each of a 20 MB file at 1 MB/s (0: skip it)")
 	flag.StringVar(&tusSize, "tus-size", "1GiB", "file size of the tus group's throughput and memory rows")
+	flag.StringVar(&tusPatch, "tus-patch", "8MiB", "PATCH size of the tus group's throughput and memory rows")
 	flag.IntVar(&s.tusUploads, "tus-uploads", 64, "concurrent tus uploads of the tus group")
 	flag.StringVar(&tusEach, "tus-each", "4MiB", "size of each concurrent tus upload")
 	var only string
@@ -116,7 +118,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusEach, tusEach}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusPatch, tusPatch}, {&s.tusEach, tusEach}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
@@ -151,7 +153,7 @@ func run(args []string, out io.Writer) error {
 		s.expiryFiles = 200
 		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20
 		s.footprintLarge, s.footprintSmall = 4<<20, 20
-		s.tusSize, s.tusUploads, s.tusEach = 6<<20, 8, 1<<20
+		s.tusSize, s.tusPatch, s.tusUploads, s.tusEach = 6<<20, 1<<20, 8, 1<<20
 	}
 	// The table: 200 clients reading 5 MB each of a 20 MB file at 1 MB/s.
 	s.viewersSmallFile, s.viewersSmallEach = 20_000_000, 5_000_000

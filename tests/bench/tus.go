@@ -17,10 +17,7 @@ import (
 // --tus-uploads concurrent uploads of --tus-each (target: no error, every
 // byte read back right).
 func (b *bench) tusRows(ctx context.Context, data *pattern, gw *gateway) error {
-	size, patch := b.s.tusSize, int64(8<<20)
-	if b.s.smoke {
-		patch = 1 << 20
-	}
+	size, patch := b.s.tusSize, b.s.tusPatch
 	note := fmt.Sprintf("%s, same gateway and store, run for run", human(size))
 	var puts, tuses []float64
 	for run := 0; run < b.s.runs; run++ {
