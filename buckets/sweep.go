@@ -412,8 +412,35 @@ func (b *Bucket) abortUnfinished(ctx context.Context, now time.Time) (int, error
 			}
 			n++
 		}
+		m, err := b.abortResumables(ctx, r.Prefix, now.Add(-b.scaled(r.AbortUnfinishedAfter)))
+		n += m
+		if err != nil {
+			return n, err
+		}
 	}
 	return n, nil
+}
+
+// abortResumables removes the unfinished resumable uploads of names under
+// prefix created before cutoff, with their chunks. (Partial uploads have no
+// name: only a rule of prefix "" takes them.)
+func (b *Bucket) abortResumables(ctx context.Context, prefix string, cutoff time.Time) (int, error) {
+	filter := bson.D{{Key: "created", Value: bson.D{{Key: "$lt", Value: cutoff}}}, {Key: "finished", Value: bson.D{{Key: "$ne", Value: true}}}}
+	filter = append(filter, prefixFilter(prefix)...)
+	cur, err := b.resumables().Find(ctx, filter)
+	if err != nil {
+		return 0, fmt.Errorf("sweep resumable uploads: %w", err)
+	}
+	var old []Resumable
+	if err := cur.All(ctx, &old); err != nil {
+		return 0, fmt.Errorf("sweep resumable uploads: %w", err)
+	}
+	for i := range old {
+		if err := b.removeResumable(ctx, &old[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(old), nil
 }
 
 // ExpiredPresent counts the files of b that have expired (by expireAt or

@@ -187,3 +187,46 @@ func TestSweepFinishesAKilledSweepersBatch(t *testing.T) {
 		t.Errorf("sweep under another's lease: %+v, %v", res, err)
 	}
 }
+
+func TestSweepAbortsUnfinishedUploads(t *testing.T) {
+	ctx := context.Background()
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	b, err := db.SetLifecycle(ctx, "fs", []buckets.Rule{{Prefix: "tmp/", AbortUnfinishedAfter: buckets.Age(time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "tmp/r", Length: 100, ChunkSize: 16, Expiry: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AppendResumable(ctx, r.ID, 0, bytes.NewReader(make([]byte, 40)), buckets.AppendOptions{Expect: -1}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "keep/r", Length: 100, ChunkSize: 16, Expiry: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, err := b.CreateMultipart(ctx, "tmp/m", buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.SweepExpired(ctx, buckets.SweepOptions{}); err != nil || res.Uploads != 0 {
+		t.Fatalf("sweep now: %+v, %v", res, err)
+	}
+	res, err := b.SweepExpired(ctx, buckets.SweepOptions{Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	if err != nil || res.Uploads != 2 {
+		t.Fatalf("sweep two hours later: %+v, %v; want 2 uploads aborted", res, err)
+	}
+	if _, err := b.Resumable(ctx, r.ID); err == nil {
+		t.Error("the resumable upload under tmp/ is still there")
+	}
+	if n := chunksOf(t, b, r.FileID); n != 0 {
+		t.Errorf("%d chunks of the aborted resumable upload left", n)
+	}
+	if _, err := b.Multipart(ctx, mu.ID); err == nil {
+		t.Error("the multipart upload under tmp/ is still there")
+	}
+	if _, err := b.Resumable(ctx, other.ID); err != nil {
+		t.Errorf("an upload no rule covers was aborted: %v", err)
+	}
+}
