@@ -44,7 +44,9 @@ func (s *settings) binary(ctx context.Context, dir string) (string, error) {
 
 // startGateway runs gridfsd serve on the store being measured.
 func (b *bench) startGateway() (*gateway, error) {
-	return b.startServe("--uri", b.s.uri, "--db", b.s.db)
+	// No expiry sweeps behind the groups' backs (the expiry group runs
+	// its own).
+	return b.startServe("--uri", b.s.uri, "--db", b.s.db, "--expiry-sweep-interval", "0s")
 }
 
 // startServe runs gridfsd serve, its S3 API on, on the store storeArgs
