@@ -67,12 +67,17 @@ func (s *Server) SweepExpired(ctx context.Context) int64 {
 	log := s.cfg.Logger.With("component", "expiry-sweeper")
 	names, err := s.cfg.DB.Names(ctx)
 	if err != nil {
-		log.Warn("expiry sweep: list buckets", "error", err)
+		if ctx.Err() == nil { // not a shutdown
+			log.Warn("expiry sweep: list buckets", "error", err)
+		}
 		return 0
 	}
 	var total int64
 	var lag time.Duration
 	for _, name := range names {
+		if ctx.Err() != nil {
+			break
+		}
 		b, err := s.cfg.DB.Bucket(ctx, name)
 		if err != nil {
 			log.Warn("expiry sweep: open bucket", "bucket", name, "error", err)

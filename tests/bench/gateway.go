@@ -91,7 +91,7 @@ func startStore(bin, dataDir string) (*gateway, string, error) {
 		return nil, "", err
 	}
 	g, err := serve(bin, addr, "", "serve", "--data-dir", dataDir, "--embedded-listen", storeAddr,
-		"--listen", addr, "--s3-listen=", "--log-level", "warn")
+		"--listen", addr, "--s3-listen=", "--log-level", "warn", "--expiry-sweep-interval", "0s")
 	if err != nil {
 		return nil, "", err
 	}
