@@ -320,7 +320,7 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 			return nil, err
 		}
 	}
-	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: rec.Offset}},
+	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: rec.Offset}},
 		bson.D{{Key: "$set", Value: bson.D{
 			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "writing", Value: false},
 			{Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
@@ -358,7 +358,7 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
 		}
 		return nil
 	}
-	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
+	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
 	if err != nil {
 		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
@@ -397,7 +397,7 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 			return 0, nil
 		}
 		h.Write(buf[p : p+int64(m)])
-		_, err = b.chunks.UpdateOne(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
+		_, err = updateOne(ctx, b.chunks, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: buf[:p+int64(m)]}}}})
 		if err != nil {
 			return 0, fmt.Errorf("complete chunk %d: %w", k, err)
@@ -663,4 +663,32 @@ func (b *Bucket) resumableIDs(ctx context.Context) ([]bson.RawValue, error) {
 		return nil, fmt.Errorf("list resumable uploads: %w", err)
 	}
 	return ids, nil
+}
+
+// updateAttempts bounds updateOne's tries.
+const updateAttempts = 4
+
+// updateOne is UpdateOne tried again, a few times, when the store refuses
+// it for a moment (the embedded store answers SQLITE_BUSY to an update
+// that meets another writer). Only the appends' updates use it: each sets
+// values that do not depend on the document's own, so that one applied
+// twice is applied once, and one conditional on the offset that applied
+// but was reported failed matches nothing the second time, which the
+// caller reports as an offset mismatch (the client asks the offset).
+func updateOne(ctx context.Context, coll *mongo.Collection, filter, update bson.D) (*mongo.UpdateResult, error) {
+	wait := 20 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		res, err := coll.UpdateOne(ctx, filter, update)
+		if err == nil || attempt == updateAttempts || ctxEnded(ctx, err) || mongo.IsDuplicateKeyError(err) {
+			return res, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return res, err
+		case <-t.C:
+		}
+		wait *= 2
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -241,6 +242,19 @@ func TestProtocol(t *testing.T) {
 	}
 	if res := tusReq(t, http.MethodHead, s.url(loc), nil); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("HEAD after a failed commit: %d", res.StatusCode)
+	}
+
+	// The door's metrics are the gateway's.
+	res2, err := http.Get(s.url("/metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res2.Body)
+	res2.Body.Close()
+	for _, m := range []string{"gridfsd_tus_uploads_created_total", "gridfsd_tus_uploads_finished_total 4", "gridfsd_tus_bytes_received_total", `route="/uploads/*"`} {
+		if !strings.Contains(string(body), m) {
+			t.Errorf("/metrics has no %s", m)
+		}
 	}
 }
 
