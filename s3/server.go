@@ -211,6 +211,15 @@ type request struct {
 // ServeHTTP serves one S3 request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if r.ContentLength == 0 && r.ProtoAtLeast(1, 1) && strings.EqualFold(strings.TrimSpace(r.Header.Get("Expect")), "100-continue") {
+		// net/http sends "100 Continue" only when a body is read, so an
+		// empty body never gets one. botocore (awscli, boto3), waiting for
+		// it, takes any other first reply for the final one and keeps
+		// that status for the next request on the connection, whose real
+		// reply it then cannot parse: it waits for its read timeout (60 s)
+		// and retries. Answer what it waits for.
+		w.WriteHeader(http.StatusContinue)
+	}
 	rw := &responseWriter{ResponseWriter: w}
 	var rnd [8]byte
 	rand.Read(rnd[:])
@@ -218,7 +227,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw.Header().Set("x-amz-request-id", req.id)
 	rw.Header().Set("Server", "gridfsd")
 	body := &countingReader{r: r.Body}
+	// On a copy: net/http looks at its own request's body to tell whether
+	// a client that sent "Expect: 100-continue" was asked for its body; a
+	// body replaced in place hides that, and a reply sent before the body
+	// was read then waits for a body the client never sends (issue 26).
+	r = r.WithContext(r.Context())
 	r.Body = body
+	req.r = r
 
 	err := s.serve(req)
 	if err != nil {
