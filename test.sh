@@ -9,7 +9,8 @@
 # the README's walkthroughs with curl and awscli; the WebDAV tests run litmus,
 # cadaver and rclone's webdav backend; tests/tus runs tus-js-client (npm,
 # installed into tests/tus/node_modules from its package-lock.json) under Node
-# and Debian's tuspy.
+# and Debian's tuspy; tests/s3lifecycle runs ceph's s3-tests (beside the
+# repository in shared/conformance, or $GRIDFSD_S3TESTS_DIR) with pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -29,6 +30,11 @@ command -v cadaver >/dev/null 2>&1 || missing+=(cadaver)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 /usr/bin/python3 -c "import tusclient" 2>/dev/null || missing+=(python3-tuspy)
+# ceph s3-tests (tests/s3lifecycle) run on Debian's own python3.
+for m in pytest:python3-pytest xdist:python3-pytest-xdist munch:python3-munch isodate:python3-isodate lxml:python3-lxml \
+  gevent:python3-gevent httplib2:python3-httplib2 dateutil:python3-dateutil yaml:python3-yaml; do
+  /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || missing+=("${m#*:}")
+done
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} (apt-get)"
