@@ -165,6 +165,12 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 	if err := b.checkID(ctx, id); err != nil {
 		return err
 	}
+	// An expired file is removed all the same, sooner than the sweeper
+	// would, but it was not there for the caller.
+	expired := false
+	if f, err := b.stat(ctx, id); err == nil {
+		expired = b.expired(f, time.Now())
+	}
 	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
 	if err != nil {
 		return fmt.Errorf("delete file %v: %w", id, full(err))
@@ -172,7 +178,7 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 	if _, err := b.deleteChunks(ctx, id); err != nil {
 		return err
 	}
-	if res.DeletedCount == 0 {
+	if res.DeletedCount == 0 || expired {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
 	}
 	return nil
@@ -188,7 +194,13 @@ func (b *Bucket) DeleteName(ctx context.Context, name string) (int, error) {
 	if len(ids) == 0 {
 		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
 	}
-	return b.deleteAll(ctx, ids)
+	removed, err := b.deleteAll(ctx, ids)
+	if err == nil && removed == 0 {
+		// Every revision had expired (or went meanwhile): removed, but
+		// none was there for the caller.
+		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+	}
+	return removed, err
 }
 
 // deleteAll removes the files with these ids and returns how many it

@@ -58,6 +58,7 @@ func TestExpiryOverHTTP(t *testing.T) {
 		{name: "404 by id at once", method: "GET", path: id, code: 404, errCode: "file_not_found"},
 		{name: "HEAD 404", method: "HEAD", path: id, code: 404},
 		{name: "PATCH cannot bring it back", method: "PATCH", path: id, body: `{"expires": null}`, code: 404},
+		{name: "DELETE by name is 404 too", method: "DELETE", path: "/b/fs/soon.txt", code: 404, errCode: "file_not_found"},
 		{name: "the listing leaves it out", method: "GET", path: "/b/fs/", code: 200, contains: []string{"later.txt", "plain.txt"}},
 	})
 	if l := e.list("/b/fs/"); names(l) != "later.txt,plain.txt" {
@@ -68,6 +69,12 @@ func TestExpiryOverHTTP(t *testing.T) {
 		t.Errorf("GET /buckets counts the expired file: %s", body)
 	}
 	// Still stored until the sweep, which removes it with its chunks.
+	// (The DELETE above removed it already, chunks and all.)
+	if files, _ := e.counts("fs"); files != 2 {
+		t.Fatalf("%d files documents before the sweep", files)
+	}
+	e.put("/b/fs/gone.txt", "short-lived", map[string]string{"X-Gridfs-Expires": "1s"})
+	time.Sleep(1100 * time.Millisecond)
 	if files, _ := e.counts("fs"); files != 3 {
 		t.Fatalf("%d files documents before the sweep", files)
 	}
