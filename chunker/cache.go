@@ -184,8 +184,12 @@ func (c *Cache) InvalidateCollection(chunks *mongo.Collection) {
 }
 
 // acquire returns chunk n of r, holding it for the caller, who releases
-// it; created means the caller must load it (see finish).
-func (c *Cache) acquire(r fileRef, n int64) (e *entry, created bool) {
+// it; created means the caller must load it (see finish). With own, a
+// chunk another Reader is still loading is not waited for: the caller
+// loads it itself, and Readers that come after wait for the caller's
+// load (a Reader whose fetch someone else abandoned must not depend on a
+// third one).
+func (c *Cache) acquire(r fileRef, n int64, own bool) (e *entry, created bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.files[r.fileID]
@@ -194,7 +198,11 @@ func (c *Cache) acquire(r fileRef, n int64) (e *entry, created bool) {
 		c.files[r.fileID] = f
 	}
 	id := chunkID{gen: r.gen, n: n}
-	if e = f.chunks[id]; e != nil {
+	if e = f.chunks[id]; e != nil && own && !e.loaded {
+		c.unlink(e) // its waiters keep it; its load finishes it
+		e = nil
+	}
+	if e != nil {
 		c.hits++
 		if e.list != nil {
 			e.list.remove(e)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -236,6 +237,47 @@ func TestCacheAbandonedLoad(t *testing.T) {
 		quitter.Close()
 		if rerr != nil || !bytes.Equal(got, data) {
 			t.Fatalf("round %d: the reader beside one that went away: %v (%d bytes)", round, rerr, len(got))
+		}
+	}
+}
+
+// TestCacheManyAbandonedLoads: readers that go away one after another
+// while their fetches are queued (one query at a time) never fail the
+// reader beside them, however many of its chunks they were fetching.
+func TestCacheManyAbandonedLoads(t *testing.T) {
+	const chunkSize = 1024
+	coll := mustChunks(t)
+	data := randomBytes(12, chunkSize*64)
+	f := mustWrite(t, coll, "f", data, chunkSize)
+	for round := range 30 {
+		c := chunker.NewCache(1 << 20)
+		budget := chunker.NewReadBudget(1, 8*chunkSize)
+		var wg sync.WaitGroup
+		for q := range 40 {
+			ctx, cancel := context.WithCancel(context.Background())
+			quitter, err := chunker.NewReader(ctx, coll, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			quitter.ShareReadahead(budget)
+			quitter.ShareCache(c)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer quitter.Close()
+				go func() {
+					time.Sleep(time.Duration(q*100+round*37%200) * time.Microsecond)
+					cancel()
+				}()
+				io.Copy(io.Discard, quitter)
+			}()
+		}
+		r := sharedReader(t, coll, f, c)
+		r.ShareReadahead(budget)
+		got, err := io.ReadAll(r)
+		wg.Wait()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("round %d: the reader beside readers that went away: %v (%d bytes)", round, err, len(got))
 		}
 	}
 }

@@ -57,9 +57,12 @@ type Reader struct {
 	// wantFrom..wantTo are the chunks this Reader told the cache it is
 	// about to need (see Cache).
 	wantFrom, wantTo int64
-	loads            sync.WaitGroup // fetches this Reader started
-	closed           bool
-	budget           *ReadBudget // shared with other Readers, or nil
+	// own is a chunk this Reader fetches itself (-1: none), after a fetch
+	// of it by another Reader was abandoned.
+	own    int64
+	loads  sync.WaitGroup // fetches this Reader started
+	closed bool
+	budget *ReadBudget // shared with other Readers, or nil
 
 	// expectFrom and expectEnd are the bytes a client said it will read
 	// (see Expect).
@@ -86,7 +89,7 @@ func NewReader(ctx context.Context, chunks *mongo.Collection, file File) (*Reade
 			return nil, fmt.Errorf("file %v: %w", file.ID, err)
 		}
 	}
-	r := &Reader{ctx: ctx, chunks: chunks, file: file, curN: -1, runStart: -1, cache: NewCache(0)}
+	r := &Reader{ctx: ctx, chunks: chunks, file: file, curN: -1, runStart: -1, own: -1, cache: NewCache(0)}
 	r.key, _ = ref(chunks, file)
 	if file.Length > 0 {
 		r.chunkN = chunkCount(file.Length, file.ChunkSize)
@@ -192,9 +195,9 @@ func (r *Reader) Next(n int) ([]byte, error) {
 	return b, nil
 }
 
-// maxLoadAttempts bounds how often a Reader waits for a chunk whose fetch
-// another Reader abandoned before it fetches it itself.
-const maxLoadAttempts = 3
+// maxLoadAttempts bounds the fetches of a chunk a Reader waits for: after
+// one that another Reader abandoned, it fetches the chunk itself.
+const maxLoadAttempts = 2
 
 // load makes chunk k current, from the read-ahead when it continues the
 // run, else starting a new run at k. The read-ahead may fetch up to chunk
@@ -206,17 +209,18 @@ func (r *Reader) load(k, limit int64) error {
 	}
 	for attempt := 1; ; attempt++ {
 		r.fill(k, limit)
-		e := r.win[0]
-		err := r.wait(e)
+		abandoned, err := r.wait(r.win[0])
 		if err == nil {
 			break
 		}
-		if !e.abandoned || r.ctx.Err() != nil || attempt == maxLoadAttempts {
+		if !abandoned || r.ctx.Err() != nil || attempt == maxLoadAttempts {
 			r.dropWindow(k)
 			return err
 		}
 		r.dropWindow(k)
+		r.own = k
 	}
+	r.own = -1
 	if r.cur != nil {
 		r.cache.release(r.cur)
 	}
@@ -256,7 +260,7 @@ func (r *Reader) fetch(first, last int64) {
 	var run []*entry
 	start := first
 	for n := first; n <= last; n++ {
-		e, created := r.cache.acquire(r.key, n)
+		e, created := r.cache.acquire(r.key, n, n == r.own)
 		r.win = append(r.win, e)
 		if created {
 			if len(run) == 0 {
@@ -310,18 +314,19 @@ func (r *Reader) loadRun(ctx context.Context, first int64, run []*entry) {
 	}
 }
 
-// wait waits until e is loaded.
-func (r *Reader) wait(e *entry) error {
+// wait waits until e is loaded, or r's context ends; abandoned says that
+// e's load failed because the Reader that ran it went away.
+func (r *Reader) wait(e *entry) (abandoned bool, err error) {
 	select {
 	case <-e.ready:
-		return e.err
+		return e.abandoned, e.err
 	default:
 	}
 	select {
 	case <-e.ready:
-		return e.err
+		return e.abandoned, e.err
 	case <-r.ctx.Done():
-		return r.ctx.Err()
+		return false, r.ctx.Err()
 	}
 }
 
@@ -414,7 +419,7 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	var run []*entry
 	start := first
 	for k := first; k <= last; k++ {
-		e, created := r.cache.acquire(r.key, k)
+		e, created := r.cache.acquire(r.key, k, false)
 		es = append(es, e)
 		if created {
 			if len(run) == 0 {
@@ -430,7 +435,18 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for i, e := range es {
 		k := first + int64(i)
-		if err := r.wait(e); err != nil {
+		abandoned, err := r.wait(e)
+		if err != nil && abandoned && r.ctx.Err() == nil {
+			// Its fetch was another Reader's, which went away: fetch it.
+			own, created := r.cache.acquire(r.key, k, true)
+			r.cache.release(e)
+			e, es[i] = own, own
+			if created {
+				r.loadRun(r.ctx, k, []*entry{own})
+			}
+			_, err = r.wait(e)
+		}
+		if err != nil {
 			return n, err
 		}
 		lo := max(off-k*cs, 0)
