@@ -18,8 +18,9 @@ import (
 const UploadLocksCollection = "_gridfsd_upload_locks"
 
 // UploadLock is one request's exclusive hold on a resumable upload. Its
-// holder renews it every third of its time to live; a holder that dies
-// loses it one time to live later at most.
+// holder renews it every second (every third of its time to live when
+// that is shorter); a holder that dies loses it one time to live later at
+// most.
 type UploadLock struct {
 	coll   *mongo.Collection
 	id     string
@@ -94,7 +95,9 @@ func ctxEnded(ctx context.Context, err error) bool {
 // waiter asks for the lock or the lock was lost.
 func (l *UploadLock) renew(released func()) {
 	defer close(l.done)
-	t := time.NewTicker(l.ttl / 3)
+	// Every second at most: a waiter's request to let go is seen within
+	// it, so a client resuming after a drop waits about a second.
+	t := time.NewTicker(min(l.ttl/3, time.Second))
 	defer t.Stop()
 	let := func() {
 		if released != nil {
