@@ -76,6 +76,28 @@ func (b *Bucket) createIndexes(ctx context.Context) error {
 	return nil
 }
 
+// hasIndex reports whether coll has an index of keys.
+func hasIndex(ctx context.Context, coll *mongo.Collection, keys bson.D) (bool, error) {
+	cur, err := coll.Indexes().List(ctx)
+	var se mongo.ServerError
+	if errors.As(err, &se) && se.HasErrorCode(26) { // NamespaceNotFound: no collection
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		return false, fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	for _, spec := range specs {
+		if sameKeys(spec.Lookup("key"), keys) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func ensureIndex(ctx context.Context, coll *mongo.Collection, keys bson.D, unique bool) error {
 	cur, err := coll.Indexes().List(ctx)
 	if err != nil {

@@ -148,6 +148,15 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 		clock = time.Now
 	}
 	var res SweepResult
+	// A bucket gridfsd never gave an expiry has nothing to sweep: no rules,
+	// and no expireAt index, which every write of an expiry creates. Its
+	// collections are left as they are (no index built, no lease taken).
+	if len(b.settings.Lifecycle) == 0 {
+		used, err := hasIndex(ctx, b.files, expireAtIndex)
+		if err != nil || !used {
+			return res, err
+		}
+	}
 	if err := b.ensureExpiryIndexes(ctx); err != nil {
 		return res, err
 	}

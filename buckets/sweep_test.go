@@ -230,3 +230,39 @@ func TestSweepAbortsUnfinishedUploads(t *testing.T) {
 		t.Errorf("an upload no rule covers was aborted: %v", err)
 	}
 }
+
+// TestSweepLeavesOtherBucketsAlone: a bucket that never had an expiry gets
+// no index and no lease from the sweeper, even without a files collection.
+func TestSweepLeavesOtherBucketsAlone(t *testing.T) {
+	ctx := context.Background()
+	mdb := storetest.MustOpenDB(t)
+	b, err := buckets.NewDB(mdb).Bucket(ctx, "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.SweepExpired(ctx, buckets.SweepOptions{}); err != nil || res.Files != 0 {
+		t.Fatalf("sweep of a bucket without collections: %+v, %v", res, err)
+	}
+	if _, err := b.Upload(ctx, "f", bytes.NewReader([]byte("x")), buckets.UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SweepExpired(ctx, buckets.SweepOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := b.FilesCollection().Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if _, err := s.Lookup("key").Document().LookupErr("expireAt"); err == nil {
+			t.Errorf("the sweeper built an expireAt index on a bucket without expiry: %v", s)
+		}
+	}
+	if n, _ := mdb.Collection(buckets.LeasesCollection).CountDocuments(ctx, bson.D{}); n != 0 {
+		t.Errorf("%d leases left", n)
+	}
+}
