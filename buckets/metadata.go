@@ -33,7 +33,8 @@ const MaxMetadataDepth = 90
 // non-empty, valid UTF-8, without "." or a leading "$" (MongoDB's query
 // language reads both as paths and operators) and not repeated within its
 // document, and metadata.contentType, when present, a string without
-// control bytes (it becomes a response header).
+// control bytes (it becomes a response header), and so the other content
+// headers (see ContentHeaders).
 func CheckMetadata(md bson.D) error {
 	if md == nil {
 		return nil // no metadata: the files document has no metadata field
@@ -58,7 +59,7 @@ func CheckMetadata(md bson.D) error {
 			return err
 		}
 	}
-	return nil
+	return checkContentHeaders(raw)
 }
 
 // CheckContentType returns ErrInvalidMetadata for a content type that

@@ -99,6 +99,15 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	// Else ServeContent sniffs, once the preconditions passed: a 304
 	// reads no chunk either.
 	typed := &typedReply{ResponseWriter: c.Response(), attachment: req.URL.Query().Get("download") == "1", filename: f.Filename, known: ct}
+	// The content headers the uploader gave (an S3 PutObject's
+	// Content-Encoding: gzip, Cache-Control, ...).
+	for _, kv := range f.StoredHeaders() {
+		if kv[0] == "Content-Disposition" {
+			typed.disposition = kv[1]
+			continue
+		}
+		hdr.Set(kv[0], kv[1])
+	}
 	w := &jsonErrors{ResponseWriter: typed, c: c, size: f.Length}
 	if br, ok := prepareRange(req, f.Length); ok {
 		d.Expect(br.first, br.last+1)
@@ -281,6 +290,9 @@ type typedReply struct {
 	attachment bool // the client asked for a download
 	filename   string
 	known      string // the file's Content-Type when known before sniffing
+	// disposition is the Content-Disposition the uploader stored: served
+	// unless the type is unsafe inline, where an attachment is forced.
+	disposition string
 }
 
 func (w *typedReply) WriteHeader(status int) {
@@ -299,7 +311,11 @@ func (w *typedReply) WriteHeader(status int) {
 			// covers browsers that ignore attachment for a navigation.
 			hdr.Set("Content-Security-Policy", "sandbox")
 		}
-		hdr.Set("Content-Disposition", contentDisposition(w.filename, w.attachment || !inline))
+		if w.disposition != "" && !w.attachment && (inline || strings.HasPrefix(strings.ToLower(w.disposition), "attachment")) {
+			hdr.Set("Content-Disposition", w.disposition)
+		} else {
+			hdr.Set("Content-Disposition", contentDisposition(w.filename, w.attachment || !inline))
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

@@ -80,7 +80,9 @@ func findObject(ctx context.Context, b *buckets.Bucket, key, version string) (*b
 
 // userMetadata collects the x-amz-meta-* headers into the files document's
 // metadata: lower-case field names (header names are case-insensitive),
-// string values, RFC 2047 encoded words decoded.
+// string values, RFC 2047 encoded words decoded; and the content headers
+// (Cache-Control, Content-Disposition, ...) that buckets stores beside
+// metadata.contentType.
 func userMetadata(h http.Header) (bson.D, error) {
 	var md bson.D
 	for name, values := range h {
@@ -101,6 +103,10 @@ func userMetadata(h http.Header) (bson.D, error) {
 		md = append(md, bson.E{Key: key, Value: value})
 	}
 	sort.Slice(md, func(i, j int) bool { return md[i].Key < md[j].Key })
+	md, err := buckets.WithContentHeaders(md, h.Get)
+	if err != nil {
+		return nil, err
+	}
 	if err := buckets.CheckMetadata(md); err != nil {
 		return nil, err
 	}
@@ -120,6 +126,9 @@ func setObjectHeaders(h http.Header, f *buckets.File) {
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("x-amz-version-id", versionID(f.ID))
+	for _, kv := range f.StoredHeaders() {
+		h.Set(kv[0], headerSafe(kv[1]))
+	}
 	if f.Metadata == nil {
 		return
 	}
@@ -128,6 +137,9 @@ func setObjectHeaders(h http.Header, f *buckets.File) {
 		return
 	}
 	for _, e := range elems {
+		if buckets.IsContentHeaderField(e.Key()) {
+			continue
+		}
 		key := strings.ToLower(e.Key())
 		if key == "contenttype" || !validHeaderName(key) {
 			continue
