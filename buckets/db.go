@@ -32,6 +32,9 @@ type Settings struct {
 	// Lifecycle are the bucket's lifecycle rules (see Rule). In Create,
 	// nil keeps the stored rules and an empty list removes them.
 	Lifecycle []Rule `bson:"lifecycle,omitempty" json:"lifecycle,omitempty"`
+	// Created is when the bucket was first created through gridfsd (S3's
+	// CreationDate); set by Create, zero for buckets other tools made.
+	Created time.Time `bson:"created,omitempty" json:"created,omitzero"`
 }
 
 func (s Settings) check() error {
@@ -238,9 +241,10 @@ func (d *DB) SetLifecycle(ctx context.Context, name string, rules []Rule) (*Buck
 // saveSettings sets the fields of doc in b's settings and returns b with
 // the settings as stored.
 func (d *DB) saveSettings(ctx context.Context, b *Bucket, doc bson.D) (*Bucket, error) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
 	_, err := d.db.Collection(SettingsCollection).UpdateOne(ctx,
 		bson.D{{Key: "_id", Value: b.name}},
-		bson.D{{Key: "$set", Value: doc}},
+		bson.D{{Key: "$set", Value: doc}, {Key: "$setOnInsert", Value: bson.D{{Key: "created", Value: now}}}},
 		optionsUpsert())
 	if err != nil {
 		return nil, fmt.Errorf("save settings of bucket %s: %w", b.name, err)
@@ -359,6 +363,10 @@ func (d *DB) Names(ctx context.Context) ([]string, error) {
 	sort.Strings(names)
 	return names, nil
 }
+
+// AllSettings returns the settings of every bucket Names lists, without
+// the statistics.
+func (d *DB) AllSettings(ctx context.Context) (map[string]Settings, error) { return d.all(ctx) }
 
 // all returns the settings of every bucket List names.
 func (d *DB) all(ctx context.Context) (map[string]Settings, error) {

@@ -75,6 +75,9 @@ func toError(err error) (e *Error, internal bool) {
 	if errors.As(err, &e) {
 		return e, e.Status >= 500
 	}
+	if be := (*bodyError)(nil); errors.As(err, &be) {
+		return ErrIncompleteBody, false
+	}
 	is := func(target error) bool { return errors.Is(err, target) }
 	switch {
 	case is(buckets.ErrNoCurrentFile):

@@ -10,52 +10,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 )
 
 // maxListKeys is S3's page limit of the listings.
 const maxListKeys = 1000
-
-// bucketEpoch stands in for the creation date S3 lists for each bucket:
-// GridFS records none.
-var bucketEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func (s *Server) listBuckets(req *request) error {
-	names, err := s.db.Names(req.r.Context())
-	if err != nil {
-		return err
-	}
-	res := listAllMyBucketsResult{Xmlns: xmlns, Owner: gridfsdOwner, Buckets: []bucketInfo{}}
-	for _, n := range names {
-		if s.canRead(req, n) {
-			res.Buckets = append(res.Buckets, bucketInfo{Name: n, CreationDate: timestamp(bucketEpoch)})
-		}
-	}
-	return s.writeXML(req, http.StatusOK, res)
-}
-
-func (s *Server) createBucket(req *request) error {
-	ctx := req.r.Context()
-	io.Copy(io.Discard, io.LimitReader(req.r.Body, 1<<20)) // CreateBucketConfiguration: the region is ignored
-	if err := buckets.CheckBucketName(req.bucket); err != nil {
-		return err
-	}
-	found, err := s.db.Exists(ctx, req.bucket)
-	if err != nil {
-		return err
-	}
-	if found {
-		return ErrBucketExists
-	}
-	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{}); err != nil {
-		return err
-	}
-	req.w.Header().Set("Location", "/"+req.bucket)
-	req.w.WriteHeader(http.StatusOK)
-	return nil
-}
 
 func (s *Server) headBucket(req *request) error {
 	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
@@ -212,7 +172,26 @@ func (e encoder) enc(s string) string {
 	if !e {
 		return s
 	}
-	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
+	return urlEncode(s)
+}
+
+// urlEncode is S3's encoding-type=url: every byte but the unreserved
+// characters of RFC 3986 and "/" percent-encoded (a space is %20, never
+// the "+" of form encoding, which clients would decode as a plus).
+func urlEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~/", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }
 
 // listing runs walk for a ListObjects page: up to max entries, and whether
@@ -338,13 +317,13 @@ func (s *Server) listVersions(req *request) error {
 		res.EncodingType = "url"
 	}
 	count := 0
-	var last string
+	var last, lastVersion string
 	err = walk(ctx, b, prefix, delimiter, resume(marker, prefix, delimiter), func(e entry) bool {
 		if count >= max {
 			res.IsTruncated = true
 			return false
 		}
-		last = e.name()
+		last, lastVersion = e.name(), "null"
 		if e.prefix != "" {
 			res.CommonPrefixes = append(res.CommonPrefixes, commonPrefix{Prefix: enc.enc(e.prefix)})
 			count++
@@ -357,6 +336,7 @@ func (s *Server) listVersions(req *request) error {
 				Key:     enc.enc(f.Filename), VersionID: versionID(f.ID), IsLatest: i == len(e.revisions)-1,
 				LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: gridfsdOwner,
 			})
+			lastVersion = versionID(f.ID)
 			count++
 		}
 		return true
@@ -365,7 +345,9 @@ func (s *Server) listVersions(req *request) error {
 		return err
 	}
 	if res.IsTruncated {
-		res.NextKeyMarker = enc.enc(last)
+		// Pages end between keys, so the version marker only has to be
+		// there: clients pass it back, and the key marker alone resumes.
+		res.NextKeyMarker, res.NextVersionIDMarker = enc.enc(last), lastVersion
 	}
 	return s.writeXML(req, http.StatusOK, res)
 }

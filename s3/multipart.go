@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gridfsd/gridfsd/buckets"
 )
@@ -171,20 +172,52 @@ func (s *Server) listMultipartUploads(req *request) error {
 	if err != nil {
 		return err
 	}
-	res := listMultipartUploadsResult{Xmlns: xmlns, Bucket: req.bucket, KeyMarker: q.Get("key-marker"), UploadIDMarker: q.Get("upload-id-marker"),
-		Prefix: q.Get("prefix"), MaxUploads: max, Uploads: []uploadInfo{}}
-	keyMarker := q.Get("key-marker")
+	enc := encoder(q.Get("encoding-type") == "url")
+	prefix, delimiter := q.Get("prefix"), q.Get("delimiter")
+	keyMarker, uploadMarker := q.Get("key-marker"), q.Get("upload-id-marker")
+	res := listMultipartUploadsResult{Xmlns: xmlns, Bucket: req.bucket, KeyMarker: enc.enc(keyMarker), UploadIDMarker: uploadMarker,
+		Prefix: enc.enc(prefix), Delimiter: enc.enc(delimiter), MaxUploads: max, Uploads: []uploadInfo{}}
+	if enc {
+		res.EncodingType = "url"
+	}
+	seen := map[string]bool{}
+	count := 0
+	passed := uploadMarker == "" // the marker upload was listed before
 	for _, mu := range list {
-		if keyMarker != "" && mu.Filename <= keyMarker {
+		// After the markers: later keys, or the marker key's uploads that
+		// started after the marker upload (the list's order).
+		if keyMarker != "" && (mu.Filename < keyMarker || mu.Filename == keyMarker && !passed) {
+			if mu.Filename == keyMarker && mu.ID == uploadMarker {
+				passed = true
+			}
 			continue
 		}
-		if len(res.Uploads) == max {
+		cp := ""
+		if delimiter != "" {
+			if i := strings.Index(mu.Filename[len(prefix):], delimiter); i >= 0 {
+				cp = mu.Filename[:len(prefix)+i+len(delimiter)]
+			}
+		}
+		if cp != "" && seen[cp] {
+			continue
+		}
+		if count == max {
 			res.IsTruncated = true
 			break
 		}
-		res.Uploads = append(res.Uploads, uploadInfo{Key: mu.Filename, UploadID: mu.ID, Initiated: timestamp(mu.Initiated),
+		count++
+		if cp != "" {
+			seen[cp] = true
+			res.CommonPrefixes = append(res.CommonPrefixes, commonPrefix{Prefix: enc.enc(cp)})
+			res.NextKeyMarker, res.NextUploadIDMarker = enc.enc(cp), ""
+			continue
+		}
+		res.Uploads = append(res.Uploads, uploadInfo{Key: enc.enc(mu.Filename), UploadID: mu.ID, Initiated: timestamp(mu.Initiated),
 			StorageClass: "STANDARD", Initiator: gridfsdOwner, Owner: gridfsdOwner})
-		res.NextKeyMarker, res.NextUploadIDMarker = mu.Filename, mu.ID
+		res.NextKeyMarker, res.NextUploadIDMarker = enc.enc(mu.Filename), mu.ID
+	}
+	if !res.IsTruncated {
+		res.NextKeyMarker, res.NextUploadIDMarker = "", ""
 	}
 	return s.writeXML(req, http.StatusOK, res)
 }

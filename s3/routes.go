@@ -114,9 +114,9 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 		case q.Has("uploadId"):
 			return op("UploadPart", auth.Write, s.uploadPart)
 		case r.Header.Get("X-Amz-Copy-Source") != "":
-			return op("CopyObject", auth.Write, s.copyObject)
+			return op("CopyObject", auth.Write, checkedWrite(s.copyObject))
 		}
-		return op("PutObject", auth.Write, s.putObject)
+		return op("PutObject", auth.Write, checkedWrite(s.putObject))
 	case http.MethodDelete:
 		if q.Has("uploadId") {
 			return op("AbortMultipartUpload", auth.Write, s.abortMultipart)
@@ -125,10 +125,21 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 	case http.MethodPost:
 		switch {
 		case q.Has("uploads"):
-			return op("CreateMultipartUpload", auth.Write, s.createMultipart)
+			return op("CreateMultipartUpload", auth.Write, checkedWrite(s.createMultipart))
 		case q.Has("uploadId"):
 			return op("CompleteMultipartUpload", auth.Write, s.completeMultipart)
 		}
 	}
 	return ErrMethodNotAllowed
+}
+
+// checkedWrite refuses, before fn runs, an object write whose headers ask
+// for what gridfsd does not do (see checkWriteHeaders).
+func checkedWrite(fn func(*request) error) func(*request) error {
+	return func(req *request) error {
+		if err := checkWriteHeaders(req.r.Header); err != nil {
+			return err
+		}
+		return fn(req)
+	}
 }

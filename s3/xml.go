@@ -18,6 +18,9 @@ type listAllMyBucketsResult struct {
 	Xmlns   string       `xml:"xmlns,attr"`
 	Owner   owner        `xml:"Owner"`
 	Buckets []bucketInfo `xml:"Buckets>Bucket"`
+	// ContinuationToken continues a ListBuckets page cut by max-buckets.
+	ContinuationToken string `xml:"ContinuationToken,omitempty"`
+	Prefix            string `xml:"Prefix,omitempty"`
 }
 
 type bucketInfo struct {
@@ -189,15 +192,18 @@ type uploadInfo struct {
 }
 
 type listMultipartUploadsResult struct {
-	XMLName            xml.Name     `xml:"ListMultipartUploadsResult"`
-	Xmlns              string       `xml:"xmlns,attr"`
-	Bucket             string       `xml:"Bucket"`
-	KeyMarker          string       `xml:"KeyMarker"`
-	UploadIDMarker     string       `xml:"UploadIdMarker"`
-	NextKeyMarker      string       `xml:"NextKeyMarker"`
-	NextUploadIDMarker string       `xml:"NextUploadIdMarker"`
-	Prefix             string       `xml:"Prefix"`
-	MaxUploads         int          `xml:"MaxUploads"`
-	IsTruncated        bool         `xml:"IsTruncated"`
-	Uploads            []uploadInfo `xml:"Upload"`
+	XMLName            xml.Name       `xml:"ListMultipartUploadsResult"`
+	Xmlns              string         `xml:"xmlns,attr"`
+	Bucket             string         `xml:"Bucket"`
+	KeyMarker          string         `xml:"KeyMarker"`
+	UploadIDMarker     string         `xml:"UploadIdMarker"`
+	NextKeyMarker      string         `xml:"NextKeyMarker"`
+	NextUploadIDMarker string         `xml:"NextUploadIdMarker"`
+	Prefix             string         `xml:"Prefix"`
+	Delimiter          string         `xml:"Delimiter,omitempty"`
+	EncodingType       string         `xml:"EncodingType,omitempty"`
+	MaxUploads         int            `xml:"MaxUploads"`
+	IsTruncated        bool           `xml:"IsTruncated"`
+	Uploads            []uploadInfo   `xml:"Upload"`
+	CommonPrefixes     []commonPrefix `xml:"CommonPrefixes"`
 }

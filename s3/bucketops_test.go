@@ -1,0 +1,150 @@
+package s3_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridfsd/gridfsd/s3"
+)
+
+// S3's bucket name rules apply to new buckets; CreationDate is when the
+// bucket was made; ListBuckets pages with max-buckets.
+func TestBucketNamesDatesAndPages(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	for _, tc := range []struct {
+		name string
+		want int
+	}{
+		{"ab", 400}, {strings.Repeat("a", 64), 400}, {"Upper", 400}, {"a_b", 400}, {"-ab", 400}, {"ab-", 400},
+		{"a..b", 400}, {"192.168.1.1", 400}, {"abc", 200}, {strings.Repeat("b", 63), 200}, {"a.b-c", 200},
+	} {
+		if r := e.do("PUT", "/"+tc.name, ""); r.status != tc.want {
+			t.Errorf("CreateBucket %q: %d, want %d\n%s", tc.name, r.status, tc.want, r.body)
+		}
+	}
+	before := time.Now().Add(-2 * time.Second)
+	e.must(200, "PUT", "/zzz-newest", "")
+	list := e.must(200, "GET", "/", "")
+	created := between(between(list.body, "<Name>zzz-newest</Name>", "</Bucket>"), "<CreationDate>", "</CreationDate>")
+	if at, err := time.Parse(time.RFC3339, created); err != nil || at.Before(before) || at.After(time.Now().Add(2*time.Second)) {
+		t.Errorf("CreationDate of a bucket made now: %q (%v)", created, err)
+	}
+
+	var names []string
+	token := ""
+	for range 10 {
+		r := e.must(200, "GET", "/?max-buckets=2&continuation-token="+token, "")
+		for _, part := range strings.Split(r.body, "<Name>")[1:] {
+			names = append(names, part[:strings.Index(part, "<")])
+		}
+		token = between(r.body, "<ContinuationToken>", "</ContinuationToken>")
+		if token == "" {
+			break
+		}
+	}
+	if got := strings.Join(names, " "); got != "a.b-c abc "+strings.Repeat("b", 63)+" zzz-newest" {
+		t.Errorf("ListBuckets in pages of 2: %s", got)
+	}
+	e.must(400, "GET", "/?max-buckets=0", "")
+}
+
+// encoding-type=url encodes a space as %20, never +; ListMultipartUploads
+// echoes its delimiter and encoding and rolls keys up into prefixes.
+func TestListingEncodingAndMultipartEcho(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/enc", "")
+	e.must(200, "PUT", "/enc/a%20b+c", "x")
+	r := e.must(200, "GET", "/enc?list-type=2&encoding-type=url", "")
+	if !strings.Contains(r.body, "<Key>a%20b%2Bc</Key>") {
+		t.Errorf("ListObjectsV2 encoding-type=url:\n%s", r.body)
+	}
+	for _, key := range []string{"dir/one", "dir/two", "top"} {
+		e.must(200, "POST", "/enc/"+key+"?uploads", "")
+	}
+	r = e.must(200, "GET", "/enc?uploads&delimiter=/&encoding-type=url", "")
+	for _, want := range []string{"<Delimiter>/</Delimiter>", "<EncodingType>url</EncodingType>", "<CommonPrefixes><Prefix>dir/</Prefix></CommonPrefixes>",
+		"<Key>top</Key>", "<IsTruncated>false</IsTruncated>"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("ListMultipartUploads lacks %s:\n%s", want, r.body)
+		}
+	}
+	if strings.Contains(r.body, "<Key>dir/") {
+		t.Errorf("ListMultipartUploads lists keys under a common prefix:\n%s", r.body)
+	}
+	// Truncated listings of versions give a version marker to pass back.
+	e.must(200, "PUT", "/enc/v1", "x")
+	e.must(200, "PUT", "/enc/v2", "x")
+	r = e.must(200, "GET", "/enc?versions&max-keys=1", "")
+	if between(r.body, "<NextVersionIdMarker>", "</NextVersionIdMarker>") == "" || between(r.body, "<NextKeyMarker>", "</NextKeyMarker>") == "" {
+		t.Errorf("truncated ListObjectVersions without its markers:\n%s", r.body)
+	}
+}
+
+// Promises gridfsd would not keep are refused, and nothing is written.
+func TestUnsupportedPromisesRefused(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/prom", "")
+	for _, tc := range []struct {
+		method, path string
+		header       []string
+		want         int
+	}{
+		{"PUT", "/locked", []string{"x-amz-bucket-object-lock-enabled", "true"}, 501},
+		{"PUT", "/prom/k", []string{"x-amz-storage-class", "NOT_A_CLASS"}, 400},
+		{"PUT", "/prom/k", []string{"x-amz-storage-class", "GLACIER"}, 501},
+		{"POST", "/prom/k?uploads", []string{"x-amz-storage-class", "DEEP_ARCHIVE"}, 501},
+		{"PUT", "/prom/k", []string{"x-amz-server-side-encryption", "AES256"}, 501},
+		{"PUT", "/prom/k", []string{"x-amz-object-lock-mode", "GOVERNANCE"}, 501},
+		{"PUT", "/prom/k", []string{"x-amz-grant-read", "id=someone"}, 501},
+		{"PUT", "/prom/k", []string{"x-amz-acl", "not-canned"}, 400},
+		{"PUT", "/prom/k", []string{"x-amz-storage-class", "STANDARD", "x-amz-acl", "public-read"}, 200},
+		{"PUT", "/prom/rr", []string{"x-amz-storage-class", "REDUCED_REDUNDANCY"}, 200},
+	} {
+		if r := e.do(tc.method, tc.path, "x", tc.header...); r.status != tc.want {
+			t.Errorf("%s %s %v: %d, want %d\n%s", tc.method, tc.path, tc.header, r.status, tc.want, r.body)
+		}
+	}
+	if r := e.do("HEAD", "/locked", ""); r.status != 404 {
+		t.Errorf("a refused object-lock bucket exists: HEAD %d", r.status)
+	}
+}
+
+// A client that hangs up in the middle of a part is its own doing: no 500
+// in the metrics, no error in the log.
+func TestClientHangUpMidPart(t *testing.T) {
+	var logs bytes.Buffer
+	e := newEnv(t, s3.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.must(200, "PUT", "/hang", "")
+	id := between(e.must(200, "POST", "/hang/k?uploads", "").body, "<UploadId>", "</UploadId>")
+	for _, path := range []string{"/hang/k?partNumber=1&uploadId=" + id, "/hang/whole"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "PUT %s HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n", path)
+		conn.Write(bytes.Repeat([]byte("x"), 300000))
+		conn.(*net.TCPConn).CloseWrite()
+		bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && strings.Count(logs.String(), "s3 request ") < 4 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") || strings.Contains(logs.String(), "status=500") {
+		t.Errorf("a client's hang-up logged as the server's failure:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "status=400") {
+		t.Errorf("no IncompleteBody answer logged:\n%s", logs.String())
+	}
+	if r := e.do("GET", "/hang/whole", ""); r.status != http.StatusNotFound {
+		t.Errorf("a hung-up PutObject left an object: %d", r.status)
+	}
+}
