@@ -48,6 +48,7 @@ const (
 	KeyChunkCacheSize    = "chunk-cache-size"
 	KeyUploadExpiry      = "upload-expiry"
 	KeyMinFreeSpace      = "min-free-space"
+	KeyS3Domain          = "s3-domain"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
 	KeyAuthTokens        = "auth.tokens"
@@ -88,6 +89,7 @@ type Config struct {
 	ChunkCacheSize       int64         // bytes of chunks downloads share; 0 keeps none
 	UploadExpiry         time.Duration // resumable (tus) uploads idle this long are removed
 	MinFreeSpace         int64         // embedded store: uploads are refused (507) before free disk falls below it
+	S3Domain             string        // virtual-hosted-style S3 addressing under this domain; empty: path-style only
 
 	Auth auth.Config
 	TLS  TLS
@@ -134,6 +136,7 @@ var defaults = map[string]any{
 	KeyChunkCacheSize:       "64MiB",
 	KeyUploadExpiry:         "24h",
 	KeyMinFreeSpace:         "128MiB",
+	KeyS3Domain:             "",
 }
 
 // DefaultDB is mongofiles' default database.
@@ -160,7 +163,7 @@ var keys = []string{
 	KeyURI, KeyDB, KeyListen, KeyDataDir, KeyEmbeddedListen, KeyConnectTimeout, KeyMaxUploadSize,
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
-	KeyS3Listen, KeyS3MultipartExpiry, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry, KeyMinFreeSpace,
+	KeyS3Listen, KeyS3MultipartExpiry, KeyS3Domain, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry, KeyMinFreeSpace,
 	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
@@ -268,6 +271,10 @@ func Load(v *viper.Viper) (Config, error) {
 	c.ExpirySweepInterval = dur(KeyExpirySweepInterval)
 	c.LifecycleDebugDay = dur(KeyLifecycleDebugDay)
 	c.UploadExpiry = dur(KeyUploadExpiry)
+	c.S3Domain = strings.TrimSuffix(strings.TrimSpace(v.GetString(KeyS3Domain)), ".")
+	if strings.ContainsAny(c.S3Domain, "/: ") {
+		errs = append(errs, fmt.Errorf("%s: %q is not a domain name (such as s3.example.com)", KeyS3Domain, c.S3Domain))
+	}
 	if hb, err := ParseSize(v.GetString(KeyMaxHeaderBytes)); err != nil || hb < 1024 {
 		errs = append(errs, fmt.Errorf("%s: %q is not a size of at least 1KiB", KeyMaxHeaderBytes, v.GetString(KeyMaxHeaderBytes)))
 	} else {

@@ -58,6 +58,10 @@ type Config struct {
 	ShutdownTimeout   time.Duration
 	// TLSCertFile and TLSKeyFile, when set, serve HTTPS.
 	TLSCertFile, TLSKeyFile string
+	// Domain, when set, enables virtual-hosted-style addressing: a request
+	// to <bucket>.<Domain> addresses the bucket, its path the key.
+	// Requests to Domain itself (or any other host) stay path-style.
+	Domain string
 }
 
 // DefaultMultipartExpiry is how long an unfinished multipart upload lives.
@@ -251,12 +255,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serve(req *request) error {
 	r := req.r
 	path := strings.TrimPrefix(r.URL.Path, "/")
-	req.bucket, req.key, _ = strings.Cut(path, "/")
-	if isSigned(r) {
-		var keys secrets
-		if s.auth.Enabled() {
-			keys = s.auth
+	vhost := s.virtualHost(r.Host)
+	if vhost != "" {
+		req.bucket, req.key = vhost, path
+	} else {
+		req.bucket, req.key, _ = strings.Cut(path, "/")
+	}
+	var keys secrets
+	if s.auth.Enabled() {
+		keys = s.auth
+	}
+	switch {
+	case isSignedV2(r):
+		sig, err := verifySignatureV2(r, keys, time.Now(), vhost)
+		if err != nil {
+			return err
 		}
+		req.sig = sig
+	case isSigned(r):
 		sig, err := verifySignature(r, keys, time.Now())
 		if err != nil {
 			return err
@@ -336,7 +352,11 @@ func (s *Server) writeError(req *request, err error) {
 		return // too late for an error document: the body has started
 	}
 	h := req.w.Header()
-	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "x-amz-expiration", "Content-Disposition", "Content-Encoding"} {
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "x-amz-expiration", "Content-Disposition", "Content-Encoding",
+		"Cache-Control", "Content-Language", "Expires"} {
+		if e.Status == http.StatusNotModified && (k == "ETag" || k == "Last-Modified" || k == "Cache-Control" || k == "Expires") {
+			continue // RFC 9110 15.4.5: a 304 carries what a 200 would of these
+		}
 		h.Del(k)
 	}
 	for k := range h {
@@ -416,8 +436,18 @@ type countingReader struct {
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF {
+		err = &bodyError{err}
+	}
 	return n, err
 }
+
+// bodyError is a failure to read the request body: the client hung up or
+// sent less than it announced. It is the client's doing, never a 500.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "read request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
 
 func (c *countingReader) Close() error { return c.r.Close() }
 

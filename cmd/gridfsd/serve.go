@@ -47,7 +47,7 @@ not for production.`,
 				config.KeyLogLevel, config.KeyLogFormat,
 				config.KeyMaxConcurrentUploads, config.KeyMaxHeaderBytes, config.KeyRequestTimeout,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
-				config.KeyS3Listen, config.KeyS3MultipartExpiry,
+				config.KeyS3Listen, config.KeyS3MultipartExpiry, config.KeyS3Domain,
 				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize, config.KeyUploadExpiry, config.KeyMinFreeSpace,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
@@ -82,6 +82,7 @@ not for production.`,
 	durationFlag(f, config.KeyLifecycleDebugDay, "FOR TESTING ONLY: a lifecycle rule's day lasts this long (0s: 24h), as Ceph RGW's rgw_lc_debug_interval")
 	durationFlag(f, config.KeyUploadExpiry, "remove resumable (tus) uploads with no PATCH for this long, with their chunks")
 	sizeFlag(f, config.KeyMinFreeSpace, "embedded store: refuse uploads (507) before free disk space falls below this, so deletes still work on a full disk; 0 disables")
+	f.String(config.KeyS3Domain, "", "serve virtual-hosted-style S3 requests to <bucket>.<domain> (path-style works always)")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
 	return cmd
@@ -256,7 +257,7 @@ func (m *Main) startS3(ctx context.Context, ln net.Listener, db *buckets.DB, aut
 		DB: db, Auth: authz, Logger: m.Logger, Registerer: reg,
 		MaxHeaderBytes: int(c.MaxHeaderBytes), RequestTimeout: c.RequestTimeout,
 		MultipartExpiry: c.S3MultipartExpiry, ReadHeaderTimeout: c.ReadHeaderTimeout, IdleTimeout: c.IdleTimeout,
-		ShutdownTimeout: c.ShutdownTimeout, TLSCertFile: c.TLS.Cert, TLSKeyFile: c.TLS.Key,
+		ShutdownTimeout: c.ShutdownTimeout, TLSCertFile: c.TLS.Cert, TLSKeyFile: c.TLS.Key, Domain: c.S3Domain,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the S3 API: %w", err)
