@@ -32,6 +32,11 @@ type Settings struct {
 	// Lifecycle are the bucket's lifecycle rules (see Rule). In Create,
 	// nil keeps the stored rules and an empty list removes them.
 	Lifecycle []Rule `bson:"lifecycle,omitempty" json:"lifecycle,omitempty"`
+	// CORS are the bucket's cross-origin rules, which the S3 door enforces
+	// (see CORSRule); set with SetCORS.
+	CORS []CORSRule `bson:"cors,omitempty" json:"cors,omitempty"`
+	// Tags label the bucket (S3's bucket tagging); set with SetBucketTags.
+	Tags []Tag `bson:"tags,omitempty" json:"tags,omitempty"`
 	// Created is when the bucket was first created through gridfsd (S3's
 	// CreationDate); set by Create, zero for buckets other tools made.
 	Created time.Time `bson:"created,omitempty" json:"created,omitzero"`

@@ -126,6 +126,7 @@ func setObjectHeaders(h http.Header, f *buckets.File) {
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("x-amz-version-id", versionID(f.ID))
+	setTaggingCount(h, f)
 	for _, kv := range f.StoredHeaders() {
 		h.Set(kv[0], headerSafe(kv[1]))
 	}
@@ -491,6 +492,10 @@ func (s *Server) putObject(req *request) error {
 	if err := b.CheckName(ctx, req.key, cond); err != nil {
 		return err
 	}
+	tags, err := headerTags(r.Header)
+	if err != nil {
+		return err
+	}
 	u, err := s.uploadBody(req)
 	if err != nil {
 		return err
@@ -501,7 +506,7 @@ func (s *Server) putObject(req *request) error {
 	}
 	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
-		Conditions: cond, Size: u.size(r)})
+		Conditions: cond, Size: u.size(r), Extra: buckets.TagsField(tags)})
 	if err != nil {
 		return err
 	}
@@ -598,7 +603,14 @@ func (s *Server) copyObject(req *request) error {
 	if err := readPreconditions(cond, objectETag(f), f.UploadDate); err != nil {
 		return ErrPreconditionFailed
 	}
-	opts := buckets.UploadOptions{MD5: true}
+	opts := buckets.UploadOptions{MD5: true, Extra: buckets.TagsField(f.Tags())}
+	if strings.EqualFold(r.Header.Get("X-Amz-Tagging-Directive"), "REPLACE") {
+		tags, err := headerTags(r.Header)
+		if err != nil {
+			return err
+		}
+		opts.Extra = buckets.TagsField(tags)
+	}
 	replace := strings.EqualFold(r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE")
 	if replace {
 		if opts.Metadata, err = userMetadata(r.Header); err != nil {

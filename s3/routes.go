@@ -28,6 +28,9 @@ func (s *Server) route(req *request) error {
 		}
 		return s.listBuckets(req)
 	}
+	if handled, err := s.routeFeatures(req, q); handled {
+		return err
+	}
 	for _, sub := range unsupported {
 		if q.Has(sub) {
 			req.op = "Unsupported"

@@ -261,6 +261,10 @@ func (s *Server) serve(req *request) error {
 	} else {
 		req.bucket, req.key, _ = strings.Cut(path, "/")
 	}
+	if r.Method == http.MethodOptions {
+		return s.preflight(req) // browsers sign no preflight
+	}
+	s.corsHeaders(req)
 	var keys secrets
 	if s.auth.Enabled() {
 		keys = s.auth
