@@ -38,8 +38,9 @@ type Settings struct {
 	// Tags label the bucket (S3's bucket tagging); set with SetBucketTags.
 	Tags []Tag `bson:"tags,omitempty" json:"tags,omitempty"`
 	// Created is when the bucket was first created through gridfsd (S3's
-	// CreationDate); set by Create, zero for buckets other tools made.
-	Created time.Time `bson:"created,omitempty" json:"created,omitzero"`
+	// CreationDate); set by Create, zero for buckets other tools made; not
+	// part of the HTTP API's settings, which clients send back.
+	Created time.Time `bson:"created,omitempty" json:"-"`
 }
 
 func (s Settings) check() error {

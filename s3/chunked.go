@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"hash/crc32"
-	"hash/crc64"
 	"io"
 	"net/http"
 	"strconv"
@@ -33,27 +30,6 @@ const (
 	maxChunkLine    = 4096
 	maxTrailerBytes = 16 << 10
 )
-
-// crc64NVME is the CRC-64/NVME table (reflected polynomial), the
-// x-amz-checksum-crc64nvme algorithm.
-var crc64NVME = crc64.MakeTable(0x9a6c9329ac4bc9b5)
-
-// newChecksum returns the hash behind an x-amz-checksum-<name> header.
-func newChecksum(name string) hash.Hash {
-	switch strings.ToLower(name) {
-	case "x-amz-checksum-crc32":
-		return crc32.NewIEEE()
-	case "x-amz-checksum-crc32c":
-		return crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	case "x-amz-checksum-crc64nvme":
-		return crc64.New(crc64NVME)
-	case "x-amz-checksum-sha1":
-		return sha1.New()
-	case "x-amz-checksum-sha256":
-		return sha256.New()
-	}
-	return nil
-}
 
 // checksumHeader finds an x-amz-checksum-* header of r with its value.
 func checksumHeader(h http.Header) (name, value string) {

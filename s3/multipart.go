@@ -2,6 +2,8 @@ package s3
 
 import (
 	"crypto/md5"
+	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,9 +44,20 @@ func (s *Server) createMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	mc, err := multipartChecksumOf(r.Header)
+	if err != nil {
+		return err
+	}
 	mu, err := b.CreateMultipart(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type")})
 	if err != nil {
 		return err
+	}
+	if mc != nil {
+		if err := b.SetMultipartField(ctx, mu.ID, "checksum", mc); err != nil {
+			return err
+		}
+		req.w.Header().Set("x-amz-checksum-algorithm", strings.ToUpper(mc.Algorithm))
+		req.w.Header().Set("x-amz-checksum-type", mc.Type)
 	}
 	return s.writeXML(req, http.StatusOK, initiateMultipartResult{Xmlns: xmlns, Bucket: req.bucket, Key: req.key, UploadID: mu.ID})
 }
@@ -59,6 +72,10 @@ func (s *Server) uploadPart(req *request) error {
 	if err != nil {
 		return err
 	}
+	cs, err := requestChecksum(req.r.Header)
+	if err != nil {
+		return err
+	}
 	u, err := s.uploadBody(req)
 	if err != nil {
 		return err
@@ -68,6 +85,7 @@ func (s *Server) uploadPart(req *request) error {
 		return err
 	}
 	defer release()
+	u.body = cs.reader(u.body)
 	pu, err := b.OpenPart(ctx, mu.ID, n)
 	if err != nil {
 		return err
@@ -79,6 +97,12 @@ func (s *Server) uploadPart(req *request) error {
 	if err != nil {
 		return err
 	}
+	if cs != nil {
+		if err := b.SetPartField(ctx, mu.ID, n, "checksum", partChecksum{Algorithm: cs.alg, Value: cs.value(), Size: part.Size}); err != nil {
+			return err
+		}
+		req.w.Header().Set(checksumHdrPref+cs.alg, cs.value())
+	}
 	req.w.Header().Set("ETag", `"`+part.MD5+`"`)
 	req.w.Header().Set("Content-Length", "0")
 	req.w.WriteHeader(http.StatusOK)
@@ -88,6 +112,16 @@ func (s *Server) uploadPart(req *request) error {
 func (s *Server) completeMultipart(req *request) error {
 	ctx := req.r.Context()
 	b, mu, err := s.multipartOf(req)
+	if errors.Is(err, ErrNoSuchUpload) || errors.Is(err, buckets.ErrUploadNotFound) {
+		// Completed already? SDKs retry a Complete that timed out: the
+		// answer is the first one's.
+		if b, berr := s.checkBucket(ctx, req.bucket); berr == nil {
+			if f, ferr := b.FindCompleted(ctx, req.key, req.r.URL.Query().Get("uploadId")); ferr == nil {
+				io.Copy(io.Discard, io.LimitReader(req.r.Body, maxXMLBody))
+				return s.completed(req, f)
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -102,15 +136,36 @@ func (s *Server) completeMultipart(req *request) error {
 	for i, p := range c.Parts {
 		list[i] = buckets.CompletedPart{Number: p.PartNumber, MD5: p.ETag}
 	}
+	sum, err := s.completedChecksum(ctx, b, mu.ID, list)
+	if err != nil {
+		return err
+	}
 	// CompleteMultipartIf checks the conditions under the name's lease
 	// before any chunk moves.
 	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
 	if err != nil {
 		return err
 	}
+	if err := b.SetFileField(ctx, f.ID, buckets.FieldS3UploadID, mu.ID); err != nil {
+		return err
+	}
+	if sum != nil {
+		if err := b.SetFileField(ctx, f.ID, buckets.FieldS3Checksum, sum); err != nil {
+			return err
+		}
+		if f, err = b.Stat(ctx, f.ID); err != nil {
+			return err
+		}
+	}
+	return s.completed(req, f)
+}
+
+// completed answers a CompleteMultipartUpload that made f.
+func (s *Server) completed(req *request, f *buckets.File) error {
 	req.w.Header().Set("x-amz-version-id", versionID(f.ID))
 	return s.writeXML(req, http.StatusOK, completeMultipartResult{
 		Xmlns: xmlns, Location: "/" + req.bucket + "/" + req.key, Bucket: req.bucket, Key: req.key, ETag: objectETag(f),
+		Checksums: checksumXML(f.Checksum()),
 	})
 }
 

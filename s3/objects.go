@@ -297,6 +297,9 @@ func (s *Server) getObject(req *request) error {
 		}
 	}
 	rng, err := parseRange(r.Header.Get("Range"), f.Length)
+	if checksumRequested(r.Header) && !rng.partial {
+		setChecksumHeaders(h, f.Checksum())
+	}
 	if err != nil {
 		h.Set("Content-Range", fmt.Sprintf("bytes */%d", f.Length))
 		return err
@@ -496,6 +499,10 @@ func (s *Server) putObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	cs, err := requestChecksum(r.Header)
+	if err != nil {
+		return err
+	}
 	u, err := s.uploadBody(req)
 	if err != nil {
 		return err
@@ -505,6 +512,7 @@ func (s *Server) putObject(req *request) error {
 		return err
 	}
 	defer release()
+	u.body = cs.reader(u.body)
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
 		Conditions: cond, Size: u.size(r), Extra: buckets.TagsField(tags)})
 	if err != nil {
@@ -513,6 +521,11 @@ func (s *Server) putObject(req *request) error {
 	defer up.Abort() // after a commit, nothing
 	if err := receive(up, u); err != nil {
 		return err
+	}
+	if cs != nil {
+		st := cs.stored()
+		up.SetField(buckets.FieldS3Checksum, st)
+		setChecksumHeaders(req.w.Header(), &st)
 	}
 	// The commit checks the conditions again, atomically: another client
 	// may have written the key meanwhile.
@@ -653,9 +666,16 @@ func (s *Server) copyObject(req *request) error {
 		return err
 	}
 	defer up.Abort() // after a commit, nothing
-	if _, err := up.ReadFrom(dl); err != nil {
+	cs, err := copyChecksum(r.Header, f)
+	if err != nil {
+		return err
+	}
+	if _, err := up.ReadFrom(cs.reader(dl)); err != nil {
 		up.Abort()
 		return err
+	}
+	if cs != nil {
+		up.SetField(buckets.FieldS3Checksum, cs.stored())
 	}
 	nf, err := up.Commit()
 	if err != nil {

@@ -157,6 +157,8 @@ type completeMultipartResult struct {
 	Bucket   string   `xml:"Bucket"`
 	Key      string   `xml:"Key"`
 	ETag     string   `xml:"ETag"`
+	// Checksums are ChecksumCRC32 etc. and ChecksumType, when stored.
+	Checksums []checksumElem `xml:",any"`
 }
 
 type partInfo struct {

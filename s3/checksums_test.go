@@ -1,0 +1,88 @@
+package s3_test
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/s3"
+)
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func crc32b64(s string) string {
+	var out [4]byte
+	binary.BigEndian.PutUint32(out[:], crc32.ChecksumIEEE([]byte(s)))
+	return b64(out[:])
+}
+
+// Checksums are checked, stored and returned: PutObject's reply, HEAD and
+// GET with x-amz-checksum-mode: ENABLED, multipart uploads (COMPOSITE and
+// FULL_OBJECT), copies; unknown checksum names are refused.
+func TestChecksumsStoredAndReturned(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/sums", "")
+	put := e.must(200, "PUT", "/sums/a", "hello", "x-amz-checksum-crc32", crc32b64("hello"))
+	if put.header.Get("x-amz-checksum-crc32") != crc32b64("hello") {
+		t.Errorf("PutObject reply lacks its checksum: %v", put.header)
+	}
+	for _, m := range []string{"HEAD", "GET"} {
+		if r := e.must(200, m, "/sums/a", "", "x-amz-checksum-mode", "ENABLED"); r.header.Get("x-amz-checksum-crc32") != crc32b64("hello") || r.header.Get("x-amz-checksum-type") != "FULL_OBJECT" {
+			t.Errorf("%s with checksum mode: %v", m, r.header)
+		}
+		if r := e.must(200, m, "/sums/a", ""); r.header.Get("x-amz-checksum-crc32") != "" {
+			t.Errorf("%s without checksum mode returns the checksum", m)
+		}
+	}
+	e.must(400, "PUT", "/sums/b", "hello", "x-amz-checksum-crc32", crc32b64("other"))
+	e.must(400, "PUT", "/sums/b", "hello", "x-amz-checksum-md4", "AAAA")
+	e.must(400, "PUT", "/sums/b", "hello", "x-amz-checksum-crc32", crc32b64("hello"), "x-amz-checksum-sha1", "AAAA")
+	e.must(404, "HEAD", "/sums/b", "")
+	// Named only: computed here.
+	sha := sha256.Sum256([]byte("named"))
+	if r := e.must(200, "PUT", "/sums/c", "named", "x-amz-sdk-checksum-algorithm", "SHA256"); r.header.Get("x-amz-checksum-sha256") != b64(sha[:]) {
+		t.Errorf("computed SHA256: %v", r.header)
+	}
+
+	parts := []string{strings.Repeat("a", 5<<20), "tail"}
+	for _, kind := range []string{"COMPOSITE", "FULL_OBJECT"} {
+		key := "/sums/mp-" + kind
+		id := between(e.must(200, "POST", key+"?uploads", "", "x-amz-checksum-algorithm", "CRC32", "x-amz-checksum-type", kind).body, "<UploadId>", "</UploadId>")
+		var done strings.Builder
+		var raws []byte
+		for i, p := range parts {
+			r := e.must(200, "PUT", fmt.Sprintf("%s?partNumber=%d&uploadId=%s", key, i+1, id), p, "x-amz-checksum-crc32", crc32b64(p))
+			fmt.Fprintf(&done, "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>", i+1, r.header.Get("ETag"))
+			raw, _ := base64.StdEncoding.DecodeString(crc32b64(p))
+			raws = append(raws, raw...)
+		}
+		want := crc32b64(strings.Join(parts, ""))
+		if kind == "COMPOSITE" {
+			var out [4]byte
+			binary.BigEndian.PutUint32(out[:], crc32.ChecksumIEEE(raws))
+			want = b64(out[:]) + "-2"
+		}
+		body := "<CompleteMultipartUpload>" + done.String() + "</CompleteMultipartUpload>"
+		r := e.must(200, "POST", key+"?uploadId="+id, body)
+		if !strings.Contains(r.body, "<ChecksumCRC32>"+want+"</ChecksumCRC32>") || !strings.Contains(r.body, "<ChecksumType>"+kind+"</ChecksumType>") {
+			t.Errorf("%s: Complete answered\n%s\nwant checksum %s", kind, r.body, want)
+		}
+		if h := e.must(200, "HEAD", key, "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc32") != want {
+			t.Errorf("%s: HEAD checksum %q, want %q", kind, h.Get("x-amz-checksum-crc32"), want)
+		}
+		// Complete again (a retry): the same answer, not NoSuchUpload.
+		if again := e.must(200, "POST", key+"?uploadId="+id, body); again.body != r.body {
+			t.Errorf("%s: a repeated Complete answered\n%s\nnot\n%s", kind, again.body, r.body)
+		}
+	}
+	// A copy gets the full-object checksum of the source's algorithm.
+	e.must(200, "PUT", "/sums/copy", "", "x-amz-copy-source", "/sums/mp-COMPOSITE")
+	if h := e.must(200, "HEAD", "/sums/copy", "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc32") != crc32b64(strings.Join(parts, "")) {
+		t.Errorf("copy's checksum %q", h.Get("x-amz-checksum-crc32"))
+	}
+	e.must(404, "POST", "/sums/never?uploadId=0123456789abcdef", "<CompleteMultipartUpload></CompleteMultipartUpload>")
+}
