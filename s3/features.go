@@ -52,6 +52,8 @@ func (s *Server) routeFeatures(req *request, q url.Values) (handled bool, err er
 		return op("PutObjectTagging", auth.Write, s.putObjectTagging)
 	case q.Has("tagging") && m == http.MethodDelete:
 		return op("DeleteObjectTagging", auth.Write, s.deleteObjectTagging)
+	case q.Has("attributes") && m == http.MethodGet:
+		return op("GetObjectAttributes", auth.Read, s.getObjectAttributes)
 	case q.Has("acl") && m == http.MethodGet:
 		return op("GetObjectAcl", auth.Read, s.getACL)
 	case q.Has("acl") && m == http.MethodPut:

@@ -140,6 +140,10 @@ func (s *Server) completeMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	parts, err := recordParts(ctx, b, mu.ID, list)
+	if err != nil {
+		return err
+	}
 	// CompleteMultipartIf checks the conditions under the name's lease
 	// before any chunk moves.
 	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
@@ -147,6 +151,9 @@ func (s *Server) completeMultipart(req *request) error {
 		return err
 	}
 	if err := b.SetFileField(ctx, f.ID, buckets.FieldS3UploadID, mu.ID); err != nil {
+		return err
+	}
+	if err := b.SetFileField(ctx, f.ID, fieldS3Parts, parts); err != nil {
 		return err
 	}
 	if sum != nil {

@@ -296,7 +296,14 @@ func (s *Server) getObject(req *request) error {
 			h.Set(header, headerSafe(v))
 		}
 	}
-	rng, err := parseRange(r.Header.Get("Range"), f.Length)
+	spec, byPart, err := partRange(r, h, f)
+	if err != nil {
+		return err
+	}
+	if !byPart {
+		spec = r.Header.Get("Range")
+	}
+	rng, err := parseRange(spec, f.Length)
 	if checksumRequested(r.Header) && !rng.partial {
 		setChecksumHeaders(h, f.Checksum())
 	}

@@ -112,8 +112,7 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 	case http.MethodPut:
 		switch {
 		case q.Has("uploadId") && r.Header.Get("X-Amz-Copy-Source") != "":
-			req.op = "UploadPartCopy"
-			return errorf(ErrNotImplemented, "UploadPartCopy is not supported by gridfsd")
+			return op("UploadPartCopy", auth.Write, s.uploadPartCopy)
 		case q.Has("uploadId"):
 			return op("UploadPart", auth.Write, s.uploadPart)
 		case r.Header.Get("X-Amz-Copy-Source") != "":

@@ -1,0 +1,295 @@
+package s3
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+// The parts of a completed multipart upload: Complete records each part's
+// size and checksum in the files document's top-level s3Parts (gridfsd's
+// own, beside s3ETag), so that GetObject and HeadObject serve ?partNumber=N
+// with x-amz-mp-parts-count, and GetObjectAttributes lists them. Also
+// UploadPartCopy, a part copied from (a range of) another object.
+
+// fieldS3Parts is the files document field of a multipart object's parts.
+const fieldS3Parts = "s3Parts"
+
+// objectPart is one part as s3Parts keeps it.
+type objectPart struct {
+	Size     int64  `bson:"size"`
+	Checksum string `bson:"checksum,omitempty"` // base64, of the object's algorithm
+}
+
+// objectParts returns the parts recorded for f; nil for an object that was
+// not uploaded in parts.
+func objectParts(f *buckets.File) []objectPart {
+	if f.Raw == nil {
+		return nil
+	}
+	v, err := f.Raw.LookupErr(fieldS3Parts)
+	if err != nil {
+		return nil
+	}
+	var parts []objectPart
+	if v.Unmarshal(&parts) != nil {
+		return nil
+	}
+	return parts
+}
+
+// recordParts keeps the sizes and checksums of the parts an upload is about
+// to be completed from, in order.
+func recordParts(ctx context.Context, b *buckets.Bucket, id string, list []buckets.CompletedPart) ([]objectPart, error) {
+	parts, err := b.ListParts(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make(map[int]int64, len(parts))
+	for _, p := range parts {
+		sizes[p.Number] = p.Size
+	}
+	fields, err := b.PartFields(ctx, id, "checksum")
+	if err != nil {
+		return nil, err
+	}
+	sums := partChecksumsOf(fields)
+	out := make([]objectPart, len(list))
+	for i, p := range list {
+		out[i] = objectPart{Size: sizes[p.Number], Checksum: sums[p.Number].Value}
+	}
+	return out, nil
+}
+
+// ErrInvalidPartNumber is a partNumber the object does not have.
+var ErrInvalidPartNumber = &Error{http.StatusRequestedRangeNotSatisfiable, "InvalidPartNumber", "The requested partnumber is not satisfiable"}
+
+// partRange turns GetObject's partNumber into the Range of that part, and
+// sets x-amz-mp-parts-count; ok is false without a partNumber.
+func partRange(r *http.Request, h http.Header, f *buckets.File) (rangeSpec string, ok bool, err error) {
+	v := r.URL.Query().Get("partNumber")
+	if v == "" {
+		return "", false, nil
+	}
+	n, perr := strconv.Atoi(v)
+	if perr != nil || n < 1 || n > buckets.MaxPartNumber {
+		return "", false, errorf(ErrInvalidArgument, "Part number must be an integer between 1 and %d, inclusive", buckets.MaxPartNumber)
+	}
+	if r.Header.Get("Range") != "" {
+		return "", false, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
+	}
+	parts := objectParts(f)
+	if parts == nil {
+		if n != 1 {
+			return "", false, ErrInvalidPartNumber
+		}
+		if f.Length == 0 {
+			return "", true, nil
+		}
+		return fmt.Sprintf("bytes=0-%d", f.Length-1), true, nil
+	}
+	h.Set("x-amz-mp-parts-count", strconv.Itoa(len(parts)))
+	if n > len(parts) {
+		return "", false, ErrInvalidPartNumber
+	}
+	var start int64
+	for _, p := range parts[:n-1] {
+		start += p.Size
+	}
+	if parts[n-1].Size == 0 {
+		return "", true, nil
+	}
+	return fmt.Sprintf("bytes=%d-%d", start, start+parts[n-1].Size-1), true, nil
+}
+
+// GetObjectAttributes.
+
+type objectAttributes struct {
+	XMLName      xml.Name      `xml:"GetObjectAttributesResponse"`
+	Xmlns        string        `xml:"xmlns,attr"`
+	ETag         string        `xml:"ETag,omitempty"`
+	Checksum     *attrChecksum `xml:"Checksum,omitempty"`
+	ObjectParts  *attrParts    `xml:"ObjectParts,omitempty"`
+	StorageClass string        `xml:"StorageClass,omitempty"`
+	ObjectSize   *int64        `xml:"ObjectSize,omitempty"`
+}
+
+type attrChecksum struct {
+	Elems []checksumElem `xml:",any"`
+}
+
+type attrParts struct {
+	TotalPartsCount      int              `xml:"TotalPartsCount"`
+	PartNumberMarker     int              `xml:"PartNumberMarker"`
+	NextPartNumberMarker int              `xml:"NextPartNumberMarker"`
+	MaxParts             int              `xml:"MaxParts"`
+	IsTruncated          bool             `xml:"IsTruncated"`
+	Parts                []objectAttrPart `xml:"Part"`
+}
+
+type objectAttrPart struct {
+	PartNumber int            `xml:"PartNumber"`
+	Size       int64          `xml:"Size"`
+	Checksums  []checksumElem `xml:",any"`
+}
+
+func (s *Server) getObjectAttributes(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	f, err := findObject(ctx, b, req.key, r.URL.Query().Get("versionId"))
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, v := range r.Header.Values("X-Amz-Object-Attributes") {
+		for _, a := range strings.Split(v, ",") {
+			want[strings.TrimSpace(a)] = true
+		}
+	}
+	if len(want) == 0 {
+		return errorf(ErrInvalidArgument, "x-amz-object-attributes names the attributes to return (ETag, Checksum, ObjectParts, StorageClass, ObjectSize)")
+	}
+	h := req.w.Header()
+	h.Set("Last-Modified", f.UploadDate.UTC().Format(http.TimeFormat))
+	h.Set("x-amz-version-id", versionID(f.ID))
+	res := objectAttributes{Xmlns: xmlns}
+	if want["ETag"] {
+		res.ETag = strings.Trim(objectETag(f), `"`)
+	}
+	if want["StorageClass"] {
+		res.StorageClass = "STANDARD"
+	}
+	if want["ObjectSize"] {
+		res.ObjectSize = &f.Length
+	}
+	sum := f.Checksum()
+	if want["Checksum"] && sum != nil {
+		value, _, _ := strings.Cut(sum.Value, "-")
+		res.Checksum = &attrChecksum{Elems: []checksumElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: value},
+			{XMLName: xml.Name{Local: "ChecksumType"}, Value: sum.Type}}}
+	}
+	if parts := objectParts(f); want["ObjectParts"] && parts != nil {
+		max := 1000
+		if v := r.Header.Get("X-Amz-Max-Parts"); v != "" {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 && n < max {
+				max = n
+			}
+		}
+		marker, _ := strconv.Atoi(r.Header.Get("X-Amz-Part-Number-Marker"))
+		op := &attrParts{TotalPartsCount: len(parts), PartNumberMarker: marker, MaxParts: max}
+		for i, p := range parts {
+			n := i + 1
+			if n <= marker {
+				continue
+			}
+			if len(op.Parts) == max {
+				op.IsTruncated = true
+				break
+			}
+			ap := objectAttrPart{PartNumber: n, Size: p.Size}
+			if sum != nil && p.Checksum != "" {
+				ap.Checksums = []checksumElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: p.Checksum}}
+			}
+			op.Parts = append(op.Parts, ap)
+			op.NextPartNumberMarker = n
+		}
+		res.ObjectParts = op
+	}
+	return s.writeXML(req, http.StatusOK, res)
+}
+
+// UploadPartCopy.
+
+type copyPartResult struct {
+	XMLName      xml.Name `xml:"CopyPartResult"`
+	LastModified string   `xml:"LastModified"`
+	ETag         string   `xml:"ETag"`
+}
+
+// uploadPartCopy makes part n of a multipart upload from a source object,
+// whole or the x-amz-copy-source-range of it, streaming it through.
+func (s *Server) uploadPartCopy(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	n, err := strconv.Atoi(r.URL.Query().Get("partNumber"))
+	if err != nil || n < 1 || n > buckets.MaxPartNumber {
+		return errorf(ErrInvalidArgument, "Part number must be an integer between 1 and %d, inclusive", buckets.MaxPartNumber)
+	}
+	srcBucket, srcKey, srcVersion, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return err
+	}
+	if err := s.allow(req, srcBucket, auth.Read); err != nil {
+		return err
+	}
+	b, mu, err := s.multipartOf(req)
+	if err != nil {
+		return err
+	}
+	sb, err := s.checkBucket(ctx, srcBucket)
+	if err != nil {
+		return err
+	}
+	f, err := findObject(ctx, sb, srcKey, srcVersion)
+	if err != nil {
+		return err
+	}
+	cond := http.Header{}
+	for _, k := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
+		if v := r.Header.Get("X-Amz-Copy-Source-" + k); v != "" {
+			cond.Set(k, v)
+		}
+	}
+	if err := readPreconditions(cond, objectETag(f), f.UploadDate); err != nil {
+		return ErrPreconditionFailed
+	}
+	start, length := int64(0), f.Length
+	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
+		rng, err := parseRange(v, f.Length)
+		if err != nil || !rng.partial || rng.open && !strings.HasSuffix(strings.TrimSpace(v), "-") {
+			return errorf(ErrInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy")
+		}
+		if last := strings.TrimPrefix(strings.TrimSpace(v), "bytes="); strings.HasPrefix(last, "-") || strings.HasSuffix(last, "-") {
+			return errorf(ErrInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last")
+		}
+		start, length = rng.start, rng.length
+	}
+	dl, err := sb.Open(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer dl.Close()
+	if _, err := dl.Seek(start, io.SeekStart); err != nil {
+		return err
+	}
+	dl.Expect(start, start+length)
+	pu, err := b.OpenPart(ctx, mu.ID, n)
+	if err != nil {
+		return err
+	}
+	if _, err := pu.ReadFrom(io.LimitReader(dl, length)); err != nil {
+		pu.Abort()
+		return err
+	}
+	if pu.Length() != length {
+		pu.Abort()
+		return errorf(ErrInternal, "the source ended early")
+	}
+	part, err := pu.Commit()
+	if err != nil {
+		return err
+	}
+	if srcVersion != "" {
+		req.w.Header().Set("x-amz-copy-source-version-id", srcVersion)
+	}
+	return s.writeXML(req, http.StatusOK, copyPartResult{LastModified: timestamp(part.Uploaded), ETag: `"` + part.MD5 + `"`})
+}
