@@ -221,13 +221,17 @@ func (s *Server) postObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	cs, err := requestChecksum(h)
+	if err != nil {
+		return err
+	}
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: fields["content-type"], MD5: true,
 		Extra: buckets.TagsField(tags)})
 	if err != nil {
 		return err
 	}
 	defer up.Abort() // after a commit, nothing
-	body := filePart
+	body := cs.reader(filePart)
 	if policy != nil && policy.maxLength >= 0 {
 		body = &limitedBody{r: body, left: policy.maxLength}
 	}
@@ -240,6 +244,14 @@ func (s *Server) postObject(req *request) error {
 	if policy != nil && up.Length() < policy.minLength {
 		return errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed size (%d bytes)", policy.minLength)
 	}
+	if cs != nil {
+		if want := fields[checksumHdrPref+cs.alg]; want != "" && want != cs.value() {
+			return errorf(ErrBadDigest, "the %s%s you specified did not match the calculated checksum", checksumHdrPref, cs.alg)
+		}
+		st := cs.stored()
+		up.SetField(buckets.FieldS3Checksum, st)
+		setChecksumHeaders(req.w.Header(), &st)
+	}
 	f, err := up.Commit()
 	if err != nil {
 		return err
@@ -248,7 +260,14 @@ func (s *Server) postObject(req *request) error {
 	rh := req.w.Header()
 	rh.Set("ETag", etag)
 	rh.Set("x-amz-version-id", versionID(f.ID))
-	location := "/" + req.bucket + "/" + encodePath(req.key)
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	location := scheme + r.Host + "/" + req.bucket + "/" + encodePath(req.key)
+	if s.virtualHost(r.Host) != "" {
+		location = scheme + r.Host + "/" + encodePath(req.key)
+	}
 	rh.Set("Location", location)
 	redirect := fields["success_action_redirect"]
 	if redirect == "" {
