@@ -148,3 +148,18 @@ func TestClientHangUpMidPart(t *testing.T) {
 		t.Errorf("a hung-up PutObject left an object: %d", r.status)
 	}
 }
+
+// MinIO's listing extension: ?metadata=true lists each object's user
+// metadata and type (minio-go's ListObjects WithMetadata).
+func TestListWithMetadata(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/lmeta", "")
+	e.must(200, "PUT", "/lmeta/k", "x", "x-amz-meta-Marker", "unsorted", "Content-Type", "text/plain")
+	r := e.must(200, "GET", "/lmeta?list-type=2&metadata=true", "")
+	if !strings.Contains(r.body, "<UserMetadata><content-type>text/plain</content-type><x-amz-meta-marker>unsorted</x-amz-meta-marker></UserMetadata>") {
+		t.Errorf("listing with metadata:\n%s", r.body)
+	}
+	if r := e.must(200, "GET", "/lmeta?list-type=2", ""); strings.Contains(r.body, "UserMetadata") {
+		t.Errorf("plain listing has metadata:\n%s", r.body)
+	}
+}

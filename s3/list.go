@@ -237,6 +237,9 @@ func (s *Server) objectsPage(req *request, from string, max int, enc encoder, re
 		if q.Get("fetch-owner") == "true" || q.Get("list-type") != "2" {
 			o.Owner = &gridfsdOwner
 		}
+		if q.Get("metadata") == "true" {
+			o.UserMetadata = listMetadata(f)
+		}
 		res.Contents = append(res.Contents, o)
 	}
 	if truncated && len(entries) > 0 {

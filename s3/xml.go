@@ -47,6 +47,8 @@ type object struct {
 	Size         int64  `xml:"Size"`
 	StorageClass string `xml:"StorageClass"`
 	Owner        *owner `xml:"Owner,omitempty"`
+	// UserMetadata is MinIO's listing extension (?metadata=true).
+	UserMetadata *listUserMetadata `xml:"UserMetadata,omitempty"`
 }
 
 type commonPrefix struct {
