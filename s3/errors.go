@@ -73,7 +73,8 @@ func errorf(base *Error, format string, args ...any) *Error {
 // the store's failure rather than the client's.
 func toError(err error) (e *Error, internal bool) {
 	if errors.As(err, &e) {
-		return e, e.Status >= 500
+		// NotImplemented is an answer, not the gateway's failure.
+		return e, e.Status >= 500 && e.Status != http.StatusNotImplemented
 	}
 	if be := (*bodyError)(nil); errors.As(err, &be) {
 		return ErrIncompleteBody, false
