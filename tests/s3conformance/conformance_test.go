@@ -7,8 +7,10 @@
 //
 // Both are ratchets. s3-tests runs the tests listed in
 // testdata/s3tests-pass.txt, and each of them must pass; minio-go's suite
-// runs whole, and every test function must pass or be one that answers
-// NotImplemented for a feature listed in testdata/miniogo-unsupported.txt.
+// runs whole, and every test function must pass, be one that answers
+// NotImplemented for a feature listed in testdata/miniogo-unsupported.txt,
+// or be a known failure of testdata/miniogo-known-failures.txt (a list that
+// only shrinks: the log names those that no longer fail).
 // docs/S3.md says how to run every test of both and refresh the lists.
 package s3conformance
 
@@ -418,8 +420,9 @@ type minioResult struct {
 }
 
 // TestMinioGoFunctional runs minio-go's functional suite (MINT_MODE=full)
-// against gridfsd: no test function may fail, and only those listed in
-// testdata/miniogo-unsupported.txt may answer NotImplemented (NA).
+// against gridfsd: no test function may fail but the known failures, and
+// only those listed in testdata/miniogo-unsupported.txt may answer
+// NotImplemented (NA).
 func TestMinioGoFunctional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minio-go's functional suite takes minutes; -short leaves it out")
@@ -495,7 +498,8 @@ func TestMinioGoFunctional(t *testing.T) {
 			len(notImplemented), strings.Join(notImplemented, "\n"))
 	}
 	if len(fixed) > 0 {
-		t.Errorf("%d test functions of testdata/miniogo-known-failures.txt pass now (take them off the list):\n%s",
+		// Not a failure: the run is green, and the list should shrink.
+		t.Logf("%d test functions of testdata/miniogo-known-failures.txt no longer fail: take them off the list:\n%s",
 			len(fixed), strings.Join(fixed, "\n"))
 	}
 	if t.Failed() {
