@@ -171,17 +171,17 @@ func checksumRequested(h http.Header) bool {
 	return strings.EqualFold(h.Get("X-Amz-Checksum-Mode"), "ENABLED")
 }
 
-// checksumElems are the Checksum<ALG> elements of an XML reply.
-type checksumElem struct {
+// xmlElems are the Checksum<ALG> elements of an XML reply.
+type xmlElem struct {
 	XMLName xml.Name
 	Value   string `xml:",chardata"`
 }
 
-func checksumXML(c *buckets.S3Checksum) []checksumElem {
+func checksumXML(c *buckets.S3Checksum) []xmlElem {
 	if c == nil {
 		return nil
 	}
-	return []checksumElem{{XMLName: xml.Name{Local: "Checksum" + c.Algorithm}, Value: c.Value}, {XMLName: xml.Name{Local: "ChecksumType"}, Value: c.Type}}
+	return []xmlElem{{XMLName: xml.Name{Local: "Checksum" + c.Algorithm}, Value: c.Value}, {XMLName: xml.Name{Local: "ChecksumType"}, Value: c.Type}}
 }
 
 // partChecksum is what a part keeps of its checksum.

@@ -11,7 +11,7 @@ import (
 // MinIO's ListObjectsV2 extension (?metadata=true) sends it, which
 // minio-go's ListObjects WithMetadata reads: one element per header.
 type listUserMetadata struct {
-	Items []checksumElem `xml:",any"`
+	Items []xmlElem `xml:",any"`
 }
 
 // listMetadata describes f's metadata as GetObject's headers would, but
@@ -19,7 +19,7 @@ type listUserMetadata struct {
 func listMetadata(f *buckets.File) *listUserMetadata {
 	m := &listUserMetadata{}
 	if ct := f.MediaType(); ct != "" {
-		m.Items = append(m.Items, checksumElem{XMLName: xml.Name{Local: "content-type"}, Value: ct})
+		m.Items = append(m.Items, xmlElem{XMLName: xml.Name{Local: "content-type"}, Value: ct})
 	}
 	if f.Metadata != nil {
 		elems, _ := f.Metadata.Elements()
@@ -32,7 +32,7 @@ func listMetadata(f *buckets.File) *listUserMetadata {
 			if !ok {
 				s = e.Value().String()
 			}
-			m.Items = append(m.Items, checksumElem{XMLName: xml.Name{Local: metaPrefix + key}, Value: s})
+			m.Items = append(m.Items, xmlElem{XMLName: xml.Name{Local: metaPrefix + key}, Value: s})
 		}
 	}
 	if len(m.Items) == 0 {

@@ -122,7 +122,7 @@ type objectAttributes struct {
 }
 
 type attrChecksum struct {
-	Elems []checksumElem `xml:",any"`
+	Elems []xmlElem `xml:",any"`
 }
 
 type attrParts struct {
@@ -135,9 +135,9 @@ type attrParts struct {
 }
 
 type objectAttrPart struct {
-	PartNumber int            `xml:"PartNumber"`
-	Size       int64          `xml:"Size"`
-	Checksums  []checksumElem `xml:",any"`
+	PartNumber int       `xml:"PartNumber"`
+	Size       int64     `xml:"Size"`
+	Checksums  []xmlElem `xml:",any"`
 }
 
 func (s *Server) getObjectAttributes(req *request) error {
@@ -175,7 +175,7 @@ func (s *Server) getObjectAttributes(req *request) error {
 	sum := f.Checksum()
 	if want["Checksum"] && sum != nil {
 		value, _, _ := strings.Cut(sum.Value, "-")
-		res.Checksum = &attrChecksum{Elems: []checksumElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: value},
+		res.Checksum = &attrChecksum{Elems: []xmlElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: value},
 			{XMLName: xml.Name{Local: "ChecksumType"}, Value: sum.Type}}}
 	}
 	if parts := objectParts(f); want["ObjectParts"] && parts != nil {
@@ -198,7 +198,7 @@ func (s *Server) getObjectAttributes(req *request) error {
 			}
 			ap := objectAttrPart{PartNumber: n, Size: p.Size}
 			if sum != nil && p.Checksum != "" {
-				ap.Checksums = []checksumElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: p.Checksum}}
+				ap.Checksums = []xmlElem{{XMLName: xml.Name{Local: "Checksum" + sum.Algorithm}, Value: p.Checksum}}
 			}
 			op.Parts = append(op.Parts, ap)
 			op.NextPartNumberMarker = n

@@ -160,7 +160,7 @@ type completeMultipartResult struct {
 	Key      string   `xml:"Key"`
 	ETag     string   `xml:"ETag"`
 	// Checksums are ChecksumCRC32 etc. and ChecksumType, when stored.
-	Checksums []checksumElem `xml:",any"`
+	Checksums []xmlElem `xml:",any"`
 }
 
 type partInfo struct {
