@@ -69,7 +69,7 @@ func recordParts(ctx context.Context, b *buckets.Bucket, id string, list []bucke
 }
 
 // ErrInvalidPartNumber is a partNumber the object does not have.
-var ErrInvalidPartNumber = &Error{http.StatusRequestedRangeNotSatisfiable, "InvalidPartNumber", "The requested partnumber is not satisfiable"}
+var ErrInvalidPartNumber = &Error{http.StatusBadRequest, "InvalidPart", "The requested partnumber is not satisfiable"}
 
 // partRange turns GetObject's partNumber into the Range of that part, and
 // sets x-amz-mp-parts-count; ok is false without a partNumber.

@@ -45,9 +45,9 @@ func TestPartsAndAttributes(t *testing.T) {
 	if h := e.must(206, "HEAD", "/parts/obj?partNumber=2", "").header; h.Get("Content-Length") != "5242880" || h.Get("x-amz-mp-parts-count") != "3" {
 		t.Errorf("HEAD part 2: %v", h)
 	}
-	e.must(416, "GET", "/parts/obj?partNumber=4", "")
+	e.must(400, "GET", "/parts/obj?partNumber=4", "")
 	e.must(206, "GET", "/parts/src?partNumber=1", "")
-	e.must(416, "GET", "/parts/src?partNumber=2", "")
+	e.must(400, "GET", "/parts/src?partNumber=2", "")
 	attrs := e.must(200, "GET", "/parts/obj?attributes", "", "x-amz-object-attributes", "ETag,ObjectParts,ObjectSize,StorageClass").body
 	for _, want := range []string{"<TotalPartsCount>3</TotalPartsCount>", "<PartNumber>2</PartNumber><Size>5242880</Size>",
 		fmt.Sprintf("<ObjectSize>%d</ObjectSize>", len(whole)), "<StorageClass>STANDARD</StorageClass>", "-3</ETag>"} {

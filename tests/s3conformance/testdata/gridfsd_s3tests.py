@@ -16,14 +16,14 @@ import os
 
 AREAS = [
     # (area, markers, name fragments); first match wins
+    ("cors", set(), ["cors"]),
+    ("post_object", set(), ["post_object"]),
     ("lifecycle", {"lifecycle", "lifecycle_expiration", "lifecycle_transition"}, ["lifecycle"]),
     ("versioning", {"versioning", "delete_marker"}, ["versioning", "versioned", "_version"]),
     ("object_lock", {"object_lock"}, ["object_lock", "legal_hold", "retention"]),
     ("encryption", {"encryption", "sse_s3", "bucket_encryption"}, ["encryption", "sse_", "_sse", "kms"]),
     ("policy", {"bucket_policy", "user_policy", "group_policy", "role_policy", "session_policy"}, ["policy"]),
     ("acl", set(), ["acl", "grant", "ownership", "access_bucket", "block_public"]),
-    ("cors", set(), ["cors"]),
-    ("post_object", set(), ["post_object"]),
     ("tagging", {"tagging"}, ["tagging", "_tags"]),
     ("checksum", {"checksum"}, ["checksum"]),
     ("conditional_write", {"conditional_write"}, []),
