@@ -78,23 +78,23 @@ func TestS3MaxConcurrentUploads(t *testing.T) {
 	if err := e.db.SetLimits(buckets.Limits{MaxConcurrentUploads: 1}); err != nil {
 		t.Fatal(err)
 	}
-	e.mustSigned(200, "PUT", "/b", nil)
+	e.mustSigned(200, "PUT", "/bkt", nil)
 	// Another door's upload holds the one slot.
 	release, err := e.db.AcquireUpload()
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, h, body := e.signed("PUT", "/b/k", []byte("x"))
+	code, h, body := e.signed("PUT", "/bkt/k", []byte("x"))
 	if code != 503 || xmlValue(body, "Code") != "SlowDown" || h.Get("Retry-After") == "" {
 		t.Errorf("PutObject with every slot taken: %d %s (Retry-After %q)", code, body, h.Get("Retry-After"))
 	}
-	id := xmlValue(e.mustSigned(200, "POST", "/b/mp?uploads", nil), "UploadId")
-	if code, _, body := e.signed("PUT", "/b/mp?partNumber=1&uploadId="+id, []byte("x")); code != 503 {
+	id := xmlValue(e.mustSigned(200, "POST", "/bkt/mp?uploads", nil), "UploadId")
+	if code, _, body := e.signed("PUT", "/bkt/mp?partNumber=1&uploadId="+id, []byte("x")); code != 503 {
 		t.Errorf("UploadPart with every slot taken: %d %s", code, body)
 	}
-	e.mustSigned(200, "GET", "/b?list-type=2", nil)
+	e.mustSigned(200, "GET", "/bkt?list-type=2", nil)
 	release()
-	e.mustSigned(200, "PUT", "/b/k", []byte("x"))
+	e.mustSigned(200, "PUT", "/bkt/k", []byte("x"))
 }
 
 // TestS3MaxHeaderBytes: the S3 port honours max-header-bytes (before, it
@@ -113,8 +113,8 @@ func TestS3MaxHeaderBytes(t *testing.T) {
 // that do not stream an object, and a client that trickles an XML body.
 func TestS3RequestTimeout(t *testing.T) {
 	e := newS3Env(t, suiteAuth(), s3.Config{RequestTimeout: 300 * time.Millisecond})
-	e.mustSigned(200, "PUT", "/b", nil)
-	e.mustSigned(200, "PUT", "/b/k", []byte("x"))
+	e.mustSigned(200, "PUT", "/bkt", nil)
+	e.mustSigned(200, "PUT", "/bkt/k", []byte("x"))
 
 	// A DeleteObjects whose body never ends.
 	conn, err := net.Dial("tcp", e.ln.Addr().String())
@@ -122,7 +122,7 @@ func TestS3RequestTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	r := e.request("POST", "/b?delete", nil)
+	r := e.request("POST", "/bkt?delete", nil)
 	r.ContentLength = 1 << 20
 	r.Header.Set("Content-Length", "1048576")
 	s := newSigner(adminKey, adminSecret)
@@ -142,7 +142,7 @@ func TestS3RequestTimeout(t *testing.T) {
 	if res.StatusCode < 400 {
 		t.Errorf("trickled DeleteObjects: %d", res.StatusCode)
 	}
-	if _, found := e.object("b", "k"); !found {
+	if _, found := e.object("bkt", "k"); !found {
 		t.Error("the object went")
 	}
 }

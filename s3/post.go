@@ -225,6 +225,13 @@ func (s *Server) postObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	// The file's length is not known before it arrives; the writer
+	// enforces the upload limits while it streams.
+	release, err := startUpload(s.db, b, -1)
+	if err != nil {
+		return err
+	}
+	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: fields["content-type"], MD5: true,
 		Extra: buckets.TagsField(tags)})
 	if err != nil {
@@ -233,10 +240,7 @@ func (s *Server) postObject(req *request) error {
 	defer up.Abort() // after a commit, nothing
 	body := cs.reader(filePart)
 	if policy != nil && policy.maxLength >= 0 {
-		body = &limitedBody{r: body, left: policy.maxLength}
-	}
-	if s.cfg.MaxUploadSize > 0 {
-		body = &limitedBody{r: body, left: s.cfg.MaxUploadSize}
+		body = &policyLimit{r: body, left: policy.maxLength}
 	}
 	if _, err := up.ReadFrom(body); err != nil {
 		return err
@@ -387,4 +391,23 @@ func postTags(doc string) ([]buckets.Tag, error) {
 func isPostObject(r *http.Request) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mt == "multipart/form-data"
+}
+
+// policyLimit fails with EntityTooLarge past the policy's
+// content-length-range.
+type policyLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *policyLimit) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1] // one byte more tells a full file from an oversized one
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, errorf(ErrEntityTooLarge, "Your proposed upload exceeds the maximum allowed size of the policy")
+	}
+	return n, err
 }
