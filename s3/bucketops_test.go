@@ -163,3 +163,26 @@ func TestListWithMetadata(t *testing.T) {
 		t.Errorf("plain listing has metadata:\n%s", r.body)
 	}
 }
+
+// Found by s3-tests: max-keys=0 lists nothing and is not truncated; a
+// copy-source range past the source's end is InvalidRange; aws-chunked
+// is the upload's transfer coding, not the object's Content-Encoding.
+func TestS3TestsEdges(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/edges", "")
+	e.must(200, "PUT", "/edges/a", "12345")
+	for _, q := range []string{"?max-keys=0", "?list-type=2&max-keys=0"} {
+		if r := e.must(200, "GET", "/edges"+q, ""); !strings.Contains(r.body, "<IsTruncated>false</IsTruncated>") || strings.Contains(r.body, "<Key>") {
+			t.Errorf("%s:\n%s", q, r.body)
+		}
+	}
+	id := between(e.must(200, "POST", "/edges/dst?uploads", "").body, "<UploadId>", "</UploadId>")
+	r := e.do("PUT", "/edges/dst?partNumber=1&uploadId="+id, "", "x-amz-copy-source", "/edges/a", "x-amz-copy-source-range", "bytes=0-21")
+	if r.status != 416 || !strings.Contains(r.body, "<Code>InvalidRange</Code>") {
+		t.Errorf("copy range past the end: %d\n%s", r.status, r.body)
+	}
+	e.must(200, "PUT", "/edges/gz", "x", "Content-Encoding", "gzip, aws-chunked")
+	if got := e.must(200, "HEAD", "/edges/gz", "").header.Get("Content-Encoding"); got != "gzip" {
+		t.Errorf("Content-Encoding %q, want gzip", got)
+	}
+}

@@ -199,7 +199,8 @@ func urlEncode(s string) string {
 func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, max int) (entries []entry, truncated bool, err error) {
 	err = walk(ctx, b, prefix, delimiter, from, func(e entry) bool {
 		if len(entries) == max {
-			truncated = true
+			// max-keys=0 asks for no key, not for a truncated page.
+			truncated = max > 0
 			return false
 		}
 		entries = append(entries, e)

@@ -103,7 +103,13 @@ func userMetadata(h http.Header) (bson.D, error) {
 		md = append(md, bson.E{Key: key, Value: value})
 	}
 	sort.Slice(md, func(i, j int) bool { return md[i].Key < md[j].Key })
-	md, err := buckets.WithContentHeaders(md, h.Get)
+	md, err := buckets.WithContentHeaders(md, func(name string) string {
+		v := h.Get(name)
+		if name == "Content-Encoding" {
+			v = withoutAWSChunked(v)
+		}
+		return v
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -696,3 +702,16 @@ func (s *Server) copyObject(req *request) error {
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// withoutAWSChunked drops aws-chunked, the transfer coding of a streaming
+// upload's body, from its Content-Encoding: the stored object is not
+// aws-chunked, and S3 serves the object's own codings only.
+func withoutAWSChunked(v string) string {
+	var keep []string
+	for _, c := range strings.Split(v, ",") {
+		if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "aws-chunked") {
+			keep = append(keep, c)
+		}
+	}
+	return strings.Join(keep, ", ")
+}

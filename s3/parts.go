@@ -261,6 +261,11 @@ func (s *Server) uploadPartCopy(req *request) error {
 		if last := strings.TrimPrefix(strings.TrimSpace(v), "bytes="); strings.HasPrefix(last, "-") || strings.HasSuffix(last, "-") {
 			return errorf(ErrInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last")
 		}
+		if first, last, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(v), "bytes="), "-"); first != "" && last != "" {
+			if end, err := strconv.ParseInt(last, 10, 64); err != nil || end >= f.Length {
+				return errorf(ErrInvalidRange, "Range specified is not valid for source object of size: %d", f.Length)
+			}
+		}
 		start, length = rng.start, rng.length
 	}
 	dl, err := sb.Open(ctx, f)
