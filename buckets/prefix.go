@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // Folders are the names that share a prefix ending in "/" (see FindFolder).
@@ -21,16 +22,17 @@ var ErrTooManyFiles = errors.New("folder holds too many files")
 
 // MaxFolderRename is the most files RenamePrefix moves in one call: its plan
 // is held in memory, and a rename that fails half way is undone file by
-// file, which must finish within RenamePrefixTimeout.
+// file.
 const MaxFolderRename = 50000
 
-// RenamePrefixTimeout bounds a folder rename, undo included. It runs on a
-// context of its own, so that a client going away never leaves a folder
-// half renamed.
-var RenamePrefixTimeout = 5 * time.Minute
+// RenamePrefixTimeout bounds a folder rename, and again its undo. The
+// rename runs on a context of its own, so that a client going away never
+// leaves a folder half renamed.
+var RenamePrefixTimeout = 2 * time.Minute
 
-// renameBatch is how many renames go to the store in one round trip.
-const renameBatch = 500
+// renameBatch is how many renames go to the store in one round trip: few
+// enough that a rename found too slow stops soon, with little to undo.
+const renameBatch = 50
 
 // HasPrefix reports whether any file's name starts with prefix.
 func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
@@ -86,40 +88,66 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 		plan = append(plan, move{f.ID, f.Filename, to})
 		return nil
 	})
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded)) {
+		return 0, fmt.Errorf("%w: listing the files to rename did not finish within %s (move the folder in smaller parts); nothing was renamed", ErrTooManyFiles, RenamePrefixTimeout)
+	}
 	if err != nil {
 		return 0, err
 	}
 	if len(plan) == 0 {
 		return 0, fmt.Errorf("%w: nothing starts with %q in bucket %s", ErrFileNotFound, old, b.name)
 	}
-	rename := func(batch []move, undo bool) error {
+	// One update per file, by _id alone: the filter every store answers
+	// from its _id index (the embedded store pushes down only that one).
+	rename := func(ctx context.Context, batch []move, undo bool) error {
 		models := make([]mongo.WriteModel, 0, len(batch))
 		for _, m := range batch {
-			from, to := m.from, m.to
+			to := m.to
 			if undo {
-				from, to = to, from
+				to = m.from
 			}
 			models = append(models, mongo.NewUpdateOneModel().
-				SetFilter(bson.D{{Key: "_id", Value: m.id}, {Key: "filename", Value: from}}).
+				SetFilter(bson.D{{Key: "_id", Value: m.id}}).
 				SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: to}}}}))
 		}
-		_, err := b.files.BulkWrite(ctx, models)
+		_, err := b.files.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 		return err
 	}
+	start := time.Now()
 	for i := 0; i < len(plan); i += renameBatch {
 		batch := plan[i:min(i+renameBatch, len(plan))]
-		if err := rename(batch, false); err != nil {
-			err = fmt.Errorf("rename %q to %q: %w", old, new, err)
-			// Undo what was done: the batch that failed may have
-			// been applied in part, and the filters make an undo of a
-			// rename that did not happen a no-op.
-			for j := 0; j <= i; j += renameBatch {
-				if uerr := rename(plan[j:min(j+renameBatch, len(plan))], true); uerr != nil {
-					return 0, fmt.Errorf("%w; undoing it failed too, so files starting with %q may now start with %q: %v", err, old, new, uerr)
-				}
+		err := rename(ctx, batch, false)
+		done := i + len(batch)
+		if err == nil && done < len(plan) {
+			// A store that renames too slowly to finish in time is told
+			// apart early, while the undo is short.
+			elapsed := time.Since(start)
+			if projected := elapsed * time.Duration(len(plan)) / time.Duration(done); projected > RenamePrefixTimeout {
+				err = fmt.Errorf("%w: renaming %d files would take about %s at this store's pace (%d in %s), more than %s (move the folder in smaller parts)",
+					ErrTooManyFiles, len(plan), projected.Round(time.Second), done, elapsed.Round(time.Millisecond), RenamePrefixTimeout)
 			}
-			return 0, fmt.Errorf("%w; nothing was renamed", err)
 		}
+		if err == nil {
+			continue
+		}
+		switch {
+		case errors.Is(err, ErrTooManyFiles):
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
+			err = fmt.Errorf("%w: renaming %d files did not finish within %s (move the folder in smaller parts)", ErrTooManyFiles, len(plan), RenamePrefixTimeout)
+		default:
+			err = fmt.Errorf("rename %q to %q: %w", old, new, err)
+		}
+		// Undo what was done, on a context of its own: the batch that
+		// failed may have been applied in part, and an undo of a
+		// rename that did not happen sets the name the file has.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RenamePrefixTimeout)
+		defer cancel()
+		for j := 0; j <= i; j += renameBatch {
+			if uerr := rename(uctx, plan[j:min(j+renameBatch, len(plan))], true); uerr != nil {
+				return 0, fmt.Errorf("%w; undoing it failed too, so files starting with %q may now start with %q: %v", err, old, new, uerr)
+			}
+		}
+		return 0, fmt.Errorf("%w; nothing was renamed", err)
 	}
 	return len(plan), nil
 }

@@ -112,3 +112,19 @@ func TestEachInFolderLeavesOutExpired(t *testing.T) {
 		t.Errorf("EachInFolder: %q, %v; want only d/live", got, err)
 	}
 }
+
+// A folder rename that cannot finish in time says so and renames nothing.
+func TestRenamePrefixTimeout(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "a/1", "a/2", "a/3")
+	defer func(d time.Duration) { buckets.RenamePrefixTimeout = d }(buckets.RenamePrefixTimeout)
+	buckets.RenamePrefixTimeout = time.Microsecond
+	_, err := b.RenamePrefix(ctx, "a/", "b/")
+	if !errors.Is(err, buckets.ErrTooManyFiles) || !strings.Contains(err.Error(), "nothing was renamed") {
+		t.Fatalf("RenamePrefix past its time: %v, want ErrTooManyFiles and nothing renamed", err)
+	}
+	if got := names(t, b); !slices.Equal(got, []string{"a/1", "a/2", "a/3"}) {
+		t.Errorf("names %q after a rename that timed out", got)
+	}
+}
