@@ -491,10 +491,18 @@ func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mon
 		{Key: "files_id", Value: r.file.ID},
 		{Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lte", Value: last}}},
 	}
+	// The limit (the run's length: the filter allows no more) lets the
+	// store close the cursor with its first batch. Without it the cursor
+	// stayed open until the reader killed it, and when the reply was lost
+	// on the way (a connection reset) nobody knew its id: the embedded
+	// store kept it, with one of its SQLite connections, for its idle
+	// timeout, and after a hundred such losses every query waited for a
+	// connection (tests/flaky TestNoLeakAfterFaults).
 	opts := options.Find().
 		SetSort(bson.D{{Key: "n", Value: 1}}).
 		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "data", Value: 1}}).
-		SetBatchSize(batch)
+		SetBatchSize(batch).
+		SetLimit(last - first + 1)
 	cur, err := r.chunks.Find(ctx, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("find chunks of %v from %d: %w", r.file.ID, first, err)

@@ -170,6 +170,11 @@ func (h *Handler) MsgFind(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMsg
 		return nil, handleMaxTimeMSError(err, params.MaxTimeMS, "find")
 	}
 
+	// gridfsd patch (PATCHES.md, "a find that reaches its limit closes its cursor"), as MongoDB does
+	if params.Limit > 0 && int64(len(docs)) >= params.Limit {
+		done = true
+	}
+
 	h.L.DebugContext(
 		ctx,
 		"Got first batch",
