@@ -119,6 +119,9 @@ func New(cfg Config) (*Door, error) {
 		// The gateway logs every request; errors are logged by tusError.
 		Logger:             xslog.New(xslog.NewTextHandler(io.Discard, nil)),
 		AcquireLockTimeout: cfg.LockTTL + 10*time.Second,
+		// The IETF's resumable uploads draft (-01 to -05), as tusd speaks
+		// it, beside tus 1.0.0: requests with Upload-Draft-Interop-Version.
+		EnableExperimentalProtocol: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("resumable: %w", err)
@@ -145,7 +148,8 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// tus 1.0.0 wants the versions the server speaks with a 412; tusd's
 	// handler leaves them out.
-	if method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions && r.Header.Get("Tus-Resumable") != "1.0.0" {
+	draft := r.Header.Get("Upload-Draft-Interop-Version") != ""
+	if !draft && method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions && r.Header.Get("Tus-Resumable") != "1.0.0" {
 		w.Header().Set("Tus-Resumable", "1.0.0")
 		w.Header().Set("Tus-Version", "1.0.0")
 		plain(w, http.StatusPreconditionFailed, "missing or unsupported Tus-Resumable: this server speaks 1.0.0")

@@ -116,12 +116,18 @@ func (w *reply) Write(p []byte) (int, error) {
 }
 
 func (w *reply) WriteHeader(status int) {
-	if w.wrote || status < 200 {
+	if w.wrote {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	h := w.Header()
+	if status < 200 {
+		// The draft's 104 Upload Resumption Supported names the upload.
+		w.relocate(h)
 		w.ResponseWriter.WriteHeader(status)
 		return
 	}
 	w.wrote = true
-	h := w.Header()
 	if ext := h.Get("Tus-Extension"); ext != "" {
 		h.Set("Tus-Extension", ext+",checksum,expiration")
 		h.Set("Tus-Checksum-Algorithm", checksumAlgorithmList)
@@ -137,16 +143,25 @@ func (w *reply) WriteHeader(status int) {
 		h.Set("X-Gridfs-Id", buckets.FormatID(fileID))
 		h.Set("X-Gridfs-Location", "/id/"+url.PathEscape(w.ex.bucket)+"/"+fileID.Hex())
 	}
-	if loc := h.Get("Location"); loc != "" {
-		// A path, not tusd's absolute URL built from the Host header:
-		// behind a load balancer or a proxy, the client's own origin.
-		if u, err := url.Parse(loc); err == nil {
-			u.Scheme, u.Host = "", ""
-			if w.signQuery != nil {
-				u.RawQuery = w.signQuery(u.Path)
-			}
-			h.Set("Location", u.String())
-		}
-	}
+	w.relocate(h)
 	w.ResponseWriter.WriteHeader(status)
+}
+
+// relocate makes Location a path, not tusd's absolute URL built from the
+// Host header (behind a load balancer or a proxy the client knows its own
+// origin), signed when the creation was.
+func (w *reply) relocate(h http.Header) {
+	loc := h.Get("Location")
+	if loc == "" {
+		return
+	}
+	u, err := url.Parse(loc)
+	if err != nil || u.Host == "" && u.RawQuery != "" {
+		return // done already
+	}
+	u.Scheme, u.Host = "", ""
+	if w.signQuery != nil {
+		u.RawQuery = w.signQuery(u.Path)
+	}
+	h.Set("Location", u.String())
 }

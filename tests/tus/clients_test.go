@@ -277,3 +277,31 @@ func TestExpiration(t *testing.T) {
 		t.Fatalf("HEAD of an expired upload: %d", res.StatusCode)
 	}
 }
+
+// TestIETFDraft: the IETF's resumable uploads draft as tusd speaks it
+// (interop version 6): a creation that sends the first part, HEAD, and a
+// PATCH that completes the upload; the file is whole.
+func TestIETFDraft(t *testing.T) {
+	db := storetest.MustOpenDB(t)
+	s := serve(t, db.Name())
+	draft := func(method, url string, body []byte, hdr ...string) *http.Response {
+		t.Helper()
+		res := tusReq(t, method, url, body, append([]string{"Tus-Resumable", "", "Upload-Draft-Interop-Version", "6"}, hdr...)...)
+		return res
+	}
+	data := content(chunk+99, 13)
+	res := draft(http.MethodPost, s.url("/uploads/fs/"), data[:1000], "Upload-Complete", "?0", "Content-Disposition", `attachment; filename="draft.bin"`)
+	loc := res.Header.Get("Location")
+	if res.StatusCode/100 != 2 || loc == "" || res.Header.Get("Upload-Offset") != "1000" {
+		t.Fatalf("draft creation: %d %v", res.StatusCode, res.Header)
+	}
+	res = draft(http.MethodHead, s.url(loc), nil)
+	if res.Header.Get("Upload-Offset") != "1000" || res.Header.Get("Upload-Complete") != "?0" {
+		t.Fatalf("draft HEAD: %d %v", res.StatusCode, res.Header)
+	}
+	res = draft(http.MethodPatch, s.url(loc), data[1000:], "Upload-Offset", "1000", "Upload-Complete", "?1", "Content-Type", "application/partial-upload")
+	if res.StatusCode != http.StatusNoContent || res.Header.Get("X-Gridfs-Id") == "" {
+		t.Fatalf("draft PATCH: %d %v", res.StatusCode, res.Header)
+	}
+	checkFile(t, s, "draft.bin", data)
+}
