@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -303,13 +302,13 @@ func (w *typedReply) WriteHeader(status int) {
 			// The parts carry the file's type; "" (sniffed) is not safe.
 			ct = w.known
 		}
-		inline := inlineSafe(ct)
+		inline := buckets.InlineSafe(ct)
 		if !inline {
 			// Stored files share the UI's origin: a document that could
 			// run script (HTML, XML, SVG, a type nobody knows) must
 			// neither run it there nor be shown at all; the sandbox
 			// covers browsers that ignore attachment for a navigation.
-			hdr.Set("Content-Security-Policy", "sandbox")
+			hdr.Set("Content-Security-Policy", buckets.ActiveContentPolicy)
 		}
 		if w.disposition != "" && !w.attachment && (inline || strings.HasPrefix(strings.ToLower(w.disposition), "attachment")) {
 			hdr.Set("Content-Disposition", w.disposition)
@@ -413,24 +412,4 @@ func (b *body) fail(err error) error {
 		b.err = err
 	}
 	return err
-}
-
-// inlineSafe reports whether a document of media type ct may be shown
-// inline in the gateway's origin: only types a browser renders without
-// running script. An allow-list, because the types that can run script
-// (HTML, every XML and +xml, text/xsl, SVG, JavaScript, whatever a browser
-// learns next) cannot be listed.
-func inlineSafe(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false
-	}
-	major, minor, _ := strings.Cut(mt, "/")
-	switch {
-	case strings.HasSuffix(minor, "+xml"):
-		return false // image/svg+xml above all
-	case major == "image", major == "audio", major == "video":
-		return true
-	}
-	return mt == "text/plain" || mt == "application/pdf" || mt == "application/json"
 }

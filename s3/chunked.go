@@ -31,15 +31,25 @@ const (
 	maxTrailerBytes = 16 << 10
 )
 
-// checksumHeader finds an x-amz-checksum-* header of r with its value.
-func checksumHeader(h http.Header) (name, value string) {
+// checksumHeader finds the x-amz-checksum-* header of r with its value.
+// More than one, or one of an algorithm gridfsd does not know, is
+// InvalidRequest, as AWS answers (before, a random one of several was
+// checked, and an unknown one ignored).
+func checksumHeader(h http.Header) (name, value string, err error) {
 	for k, v := range h {
 		lk := strings.ToLower(k)
-		if strings.HasPrefix(lk, "x-amz-checksum-") && lk != "x-amz-checksum-algorithm" && lk != "x-amz-checksum-type" && len(v) > 0 {
-			return lk, v[0]
+		if !strings.HasPrefix(lk, "x-amz-checksum-") || lk == "x-amz-checksum-algorithm" || lk == "x-amz-checksum-type" || lk == "x-amz-checksum-mode" {
+			continue
 		}
+		if name != "" || len(v) != 1 {
+			return "", "", errorf(ErrInvalidRequest, "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
+		}
+		if newChecksum(lk) == nil {
+			return "", "", errorf(ErrInvalidRequest, "Value for %s header is invalid: gridfsd checks crc32, crc32c, crc64nvme, sha1 and sha256", lk)
+		}
+		name, value = lk, v[0]
 	}
-	return "", ""
+	return name, value, nil
 }
 
 // checksumReader verifies the content against an x-amz-checksum-* value

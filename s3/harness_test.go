@@ -191,6 +191,25 @@ func (s *signer) sign(r *http.Request, body []byte, headers ...string) {
 	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+s.key+"/"+scope+", SignedHeaders="+strings.Join(headers, ";")+", Signature="+sig)
 }
 
+// signAllAs is signAll with the payload value given (a STREAMING-* one),
+// already set in x-amz-content-sha256.
+func (s *signer) signAllAs(r *http.Request, payload string) {
+	r.Header.Set("X-Amz-Date", s.now.Format("20060102T150405Z"))
+	headers := []string{"host"}
+	for k := range r.Header {
+		lk := strings.ToLower(k)
+		if strings.HasPrefix(lk, "x-amz-") || lk == "content-type" || lk == "content-md5" {
+			headers = append(headers, lk)
+		}
+	}
+	date, scope := s.credential()
+	amzDate := r.Header.Get("X-Amz-Date")
+	creq := canonical(r, headers, payload, "")
+	sts := "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n" + hex.EncodeToString(sha256Of(creq))
+	sig := hex.EncodeToString(hmacSum(s.signingKey(date), sts))
+	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+s.key+"/"+scope+", SignedHeaders="+strings.Join(headers, ";")+", Signature="+sig)
+}
+
 // signAll signs r over host, every x-amz-* header it carries and
 // Content-Type/Content-MD5 when present, as SDKs do.
 func (s *signer) signAll(r *http.Request, body []byte) {

@@ -197,6 +197,11 @@ func urlEncode(s string) string {
 // listing runs walk for a ListObjects page: up to max entries, and whether
 // more follow.
 func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, max int) (entries []entry, truncated bool, err error) {
+	if max == 0 {
+		// As AWS: an empty page that is not truncated (it could not say
+		// where the next one starts).
+		return nil, false, nil
+	}
 	err = walk(ctx, b, prefix, delimiter, from, func(e entry) bool {
 		if len(entries) == max {
 			// max-keys=0 asks for no key, not for a truncated page.

@@ -210,7 +210,7 @@ func (s *Server) listParts(req *request) error {
 			continue
 		}
 		if len(res.Parts) == max {
-			res.IsTruncated = true
+			res.IsTruncated = max > 0
 			break
 		}
 		res.Parts = append(res.Parts, partInfo{PartNumber: p.Number, LastModified: timestamp(p.Uploaded), ETag: `"` + p.MD5 + `"`, Size: p.Size})
@@ -264,7 +264,7 @@ func (s *Server) listMultipartUploads(req *request) error {
 			continue
 		}
 		if count == max {
-			res.IsTruncated = true
+			res.IsTruncated = max > 0
 			break
 		}
 		count++

@@ -162,6 +162,25 @@ func setObjectHeaders(h http.Header, f *buckets.File) {
 	}
 }
 
+// activeContent applies buckets' active-content rule to a reply, as every
+// door does: a type that could run script in the gateway's origin is
+// sandboxed and an attachment, whatever was stored or asked for.
+func activeContent(h http.Header) {
+	if buckets.InlineSafe(h.Get("Content-Type")) {
+		return
+	}
+	h.Set("Content-Security-Policy", buckets.ActiveContentPolicy)
+	d := h.Get("Content-Disposition")
+	kind, params, _ := strings.Cut(d, ";")
+	if !strings.EqualFold(strings.TrimSpace(kind), "attachment") {
+		d = "attachment"
+		if params != "" {
+			d += ";" + params
+		}
+		h.Set("Content-Disposition", d)
+	}
+}
+
 func validHeaderName(s string) bool {
 	if s == "" {
 		return false
@@ -299,9 +318,15 @@ func (s *Server) getObject(req *request) error {
 	}
 	for param, header := range responseOverrides {
 		if v := r.URL.Query().Get(param); v != "" {
+			if req.sig == nil {
+				// As AWS: an anonymous reader of a public bucket may not
+				// choose how its objects are served.
+				return errorf(ErrInvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
+			}
 			h.Set(header, headerSafe(v))
 		}
 	}
+	activeContent(h)
 	spec, byPart, err := partRange(r, h, f)
 	if err != nil {
 		return err
@@ -408,10 +433,12 @@ func (s *Server) uploadBody(req *request) (*upload, error) {
 			return nil, errorf(ErrInvalidArgument, "unknown trailer %s", trailer)
 		}
 	}
-	if name, want := checksumHeader(r.Header); name != "" {
-		if h := newChecksum(name); h != nil {
-			u.body = &checksumReader{r: u.body, name: name, want: want, h: h}
-		}
+	name, want, err := checksumHeader(r.Header)
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		u.body = &checksumReader{r: u.body, name: name, want: want, h: newChecksum(name)}
 	}
 	return u, nil
 }

@@ -82,7 +82,9 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 		case q.Has("versions"):
 			return op("ListObjectVersions", auth.Read, s.listVersions)
 		case q.Has("uploads"):
-			return op("ListMultipartUploads", auth.Read, s.listMultipartUploads)
+			// Uploads in progress and their ids are the writers' business:
+			// anonymous readers of a public bucket do not see them.
+			return op("ListMultipartUploads", auth.Write, s.listMultipartUploads)
 		case q.Get("list-type") == "2":
 			return op("ListObjectsV2", auth.Read, s.listObjectsV2)
 		default:
@@ -104,7 +106,7 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 	switch r.Method {
 	case http.MethodGet:
 		if q.Has("uploadId") {
-			return op("ListParts", auth.Read, s.listParts)
+			return op("ListParts", auth.Write, s.listParts)
 		}
 		return op("GetObject", auth.Read, s.getObject)
 	case http.MethodHead:

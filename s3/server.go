@@ -135,6 +135,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	s.warnIfOpen(ln)
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	defer stopSweep()
 	go s.runSweeper(sweepCtx)
@@ -157,6 +158,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		srv.Close()
 	}
 	return nil
+}
+
+// warnIfOpen logs loudly when the S3 port listens beyond loopback with
+// no access control, as the HTTP gateway does for its own: anyone who
+// reaches it can read, overwrite and delete every object (the Dockerfile
+// publishes it).
+func (s *Server) warnIfOpen(ln net.Listener) {
+	if s.auth.Enabled() {
+		return
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return
+	}
+	s.log.Warn("ACCESS CONTROL IS OFF and the S3 API listens beyond loopback: anyone who reaches "+
+		ln.Addr().String()+" can read, overwrite and delete every object; configure auth.tokens (see docs/SECURITY.md)",
+		"s3_listen", ln.Addr().String())
 }
 
 // runSweeper aborts multipart uploads older than MultipartExpiry, at a
@@ -356,6 +373,7 @@ func (s *Server) writeError(req *request, err error) {
 		return // too late for an error document: the body has started
 	}
 	h := req.w.Header()
+	contentRange := h.Get("Content-Range") // a 416 says the object's length
 	for _, k := range []string{"ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "x-amz-version-id", "x-amz-expiration", "Content-Disposition", "Content-Encoding",
 		"Cache-Control", "Content-Language", "Expires"} {
 		if e.Status == http.StatusNotModified && (k == "ETag" || k == "Last-Modified" || k == "Cache-Control" || k == "Expires") {
@@ -367,6 +385,9 @@ func (s *Server) writeError(req *request, err error) {
 		if strings.HasPrefix(strings.ToLower(k), metaPrefix) {
 			h.Del(k)
 		}
+	}
+	if e.Status == http.StatusRequestedRangeNotSatisfiable && contentRange != "" {
+		h.Set("Content-Range", contentRange)
 	}
 	if e.Status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "2")
