@@ -688,7 +688,12 @@ func (b *Bucket) removeParts(ctx context.Context, upload string, used []Part) er
 	if err != nil {
 		return err
 	}
+	seen := make(map[bson.ObjectID]bool, len(parts))
 	for _, p := range append(parts, used...) {
+		if seen[p.FilesID] {
+			continue // a used part is usually still recorded: one delete each
+		}
+		seen[p.FilesID] = true
 		if err := b.removeChunksOf(ctx, p.FilesID); err != nil {
 			return err
 		}
