@@ -164,6 +164,7 @@ func (s *Server) completeMultipart(req *request) error {
 			return err
 		}
 	}
+	setExpiration(req.w.Header(), b, f)
 	return s.completed(req, f)
 }
 

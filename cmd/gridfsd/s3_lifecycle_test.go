@@ -125,12 +125,17 @@ func TestS3Lifecycle(t *testing.T) {
 import boto3, botocore, sys, datetime
 s3 = boto3.client("s3", endpoint_url=sys.argv[1], aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3], region_name="us-east-1")
 rules = [{"ID": "old", "Filter": {"Prefix": "docs/"}, "Status": "Enabled", "NoncurrentVersionExpiration": {"NoncurrentDays": 3, "NewerNoncurrentVersions": 2}},
-         {"ID": "past", "Prefix": "past/", "Status": "Enabled", "Expiration": {"Date": datetime.datetime(2015, 1, 1)}}]
+         {"ID": "past", "Prefix": "past/", "Status": "Enabled", "Expiration": {"Date": datetime.datetime(2015, 1, 1)}},
+         {"ID": "mp", "Prefix": "mp/", "Status": "Enabled", "Expiration": {"Days": 30}}]
 s3.put_object(Bucket="lcb", Key="past/x", Body=b"x")
 s3.put_bucket_lifecycle_configuration(Bucket="lcb", LifecycleConfiguration={"Rules": rules})
 got = s3.get_bucket_lifecycle_configuration(Bucket="lcb")["Rules"]
 assert got[0]["NoncurrentVersionExpiration"] == {"NoncurrentDays": 3, "NewerNoncurrentVersions": 2}, got
 assert got[1]["Expiration"]["Date"].year == 2015, got
+up = s3.create_multipart_upload(Bucket="lcb", Key="mp/x")
+etag = s3.upload_part(Bucket="lcb", Key="mp/x", UploadId=up["UploadId"], PartNumber=1, Body=b"y" * 10)["ETag"]
+done = s3.complete_multipart_upload(Bucket="lcb", Key="mp/x", UploadId=up["UploadId"], MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]})
+assert 'rule-id="mp"' in done.get("Expiration", ""), done
 try:
     s3.head_object(Bucket="lcb", Key="past/x")
     raise SystemExit("an object past its rule's date is served")
@@ -141,7 +146,7 @@ try:
     raise SystemExit("a bad Status was taken")
 except botocore.exceptions.ClientError as e:
     assert e.response["Error"]["Code"] == "MalformedXML", e.response
-assert len(s3.get_bucket_lifecycle_configuration(Bucket="lcb")["Rules"]) == 2
+assert len(s3.get_bucket_lifecycle_configuration(Bucket="lcb")["Rules"]) == 3
 assert s3.delete_bucket_lifecycle(Bucket="lcb")["ResponseMetadata"]["HTTPStatusCode"] == 204
 try:
     s3.get_bucket_lifecycle_configuration(Bucket="lcb")
