@@ -595,3 +595,25 @@ func (b *Bucket) Upload(ctx context.Context, filename string, r io.Reader, opts 
 	}
 	return up.Commit()
 }
+
+// ReplaceName renames every revision of old to name and only then deletes
+// the revisions name had before, so that a rename that fails loses nothing
+// (WebDAV's MOVE with Overwrite: T, an editor saving through a temporary
+// file). It returns ErrFileNotFound when old does not exist, or
+// ErrInvalidFilename.
+func (b *Bucket) ReplaceName(ctx context.Context, old, name string) error {
+	if old == name {
+		return nil
+	}
+	replaced, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
+	if err != nil {
+		return err
+	}
+	if err := b.RenameName(ctx, old, name); err != nil {
+		return err
+	}
+	if _, err := b.deleteAll(ctx, replaced); err != nil {
+		return fmt.Errorf("replace %q: the renamed file is in place, but an earlier revision of it stays: %w", name, err)
+	}
+	return nil
+}

@@ -128,3 +128,35 @@ func TestRenamePrefixTimeout(t *testing.T) {
 		t.Errorf("names %q after a rename that timed out", got)
 	}
 }
+
+// ReplaceName deletes the destination's revisions only once the source has
+// its name: a rename that fails leaves the destination as it was.
+func TestReplaceName(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "draft", "draft", "report", "report")
+	if err := b.ReplaceName(ctx, "missing", "report"); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Errorf("replace by a missing file: %v, want ErrFileNotFound", err)
+	}
+	if err := b.ReplaceName(ctx, "draft", "bad\x00name"); !errors.Is(err, buckets.ErrInvalidFilename) {
+		t.Errorf("replace onto an invalid name: %v, want ErrInvalidFilename", err)
+	}
+	if got, want := names(t, b), []string{"draft", "draft", "report", "report"}; !slices.Equal(got, want) {
+		t.Fatalf("failed replaces changed the bucket: %q, want %q", got, want)
+	}
+	if err := b.ReplaceName(ctx, "draft", "report"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(t, b), []string{"report", "report"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q (the draft's two revisions)", got, want)
+	}
+	d, err := b.OpenName(ctx, "report", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(d); err != nil || buf.String() != "draft" {
+		t.Errorf("oldest revision %q, %v; want the draft's", buf.String(), err)
+	}
+}

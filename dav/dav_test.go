@@ -322,6 +322,16 @@ func TestMoveAndDeleteFolders(t *testing.T) {
 	if got, want := list(), []string{"ab", "b/", "b/sub/two", "b/uno", "b/uno"}; !slices.Equal(got, want) {
 		t.Errorf("after MOVE of a folder: %q, want %q", got, want)
 	}
+	// Overwrite: the destination's revisions give way to the source's.
+	e.upload("fs", "b/dos", "old", buckets.UploadOptions{})
+	e.must("MOVE", "/dav/fs/b/sub/two", map[string]string{"Destination": e.url + "/dav/fs/b/dos", "Overwrite": "F"}, "", 412)
+	e.must("MOVE", "/dav/fs/b/sub/two", map[string]string{"Destination": e.url + "/dav/fs/b/dos"}, "", 204)
+	if got := e.must("GET", "/dav/fs/b/dos", nil, "", 200).body; got != "a/sub/two" {
+		t.Errorf("after MOVE onto a file: %q", got)
+	}
+	if got, want := list(), []string{"ab", "b/", "b/dos", "b/uno", "b/uno"}; !slices.Equal(got, want) {
+		t.Errorf("after MOVE onto a file: %q, want %q", got, want)
+	}
 	e.must("MOVE", "/dav/fs/b/uno", map[string]string{"Destination": e.url + "/dav/fs/nowhere/uno"}, "", 409)
 	e.must("MOVE", "/dav/fs/b/uno", map[string]string{"Destination": e.url + "/dav/other/uno"}, "", 403)
 	e.must("DELETE", "/dav/fs/b/", nil, "", 204)

@@ -232,6 +232,13 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 		_, err = b.DeletePrefix(ctx, l.folder())
 		return err
 	}
+	if q := requestOf(ctx); q.moveDst != "" && q.moveDst == l.path() {
+		// webdav deletes a MOVE's destination before the rename: a file
+		// is replaced by the rename instead, so that a failed rename
+		// loses nothing.
+		q.replacing = true
+		return nil
+	}
 	_, err = b.DeleteName(ctx, l.name)
 	if errors.Is(err, buckets.ErrFileNotFound) {
 		return nil
@@ -275,9 +282,21 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 	if err != nil {
 		return err
 	}
+	replacing := requestOf(ctx).replacing
 	if fi.dir {
-		_, err = b.RenamePrefix(ctx, from.folder(), to.folder())
+		if _, err := b.RenamePrefix(ctx, from.folder(), to.folder()); err != nil {
+			return err
+		}
+		if replacing {
+			_, err = b.DeleteName(ctx, to.name)
+			if errors.Is(err, buckets.ErrFileNotFound) {
+				err = nil
+			}
+		}
 		return err
+	}
+	if replacing {
+		return b.ReplaceName(ctx, from.name, to.name)
 	}
 	return b.RenameName(ctx, from.name, to.name)
 }

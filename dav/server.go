@@ -155,6 +155,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 			return 0, err
 		}
 		dst = &d
+		if r.Method == "MOVE" {
+			q.moveDst = d.path()
+		}
+		// RFC 4918 10.6: no Overwrite header means T; webdav's MOVE
+		// reads it as F.
+		if r.Header.Get("Overwrite") == "" {
+			r.Header.Set("Overwrite", "T")
+		}
 	}
 	if err := s.authorize(r, q, l, dst); err != nil {
 		return 0, err
