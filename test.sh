@@ -9,7 +9,7 @@
 # the README's walkthroughs with curl and awscli; the WebDAV tests run litmus,
 # cadaver and rclone's webdav backend; tests/tus runs tus-js-client (npm,
 # installed into tests/tus/node_modules from its package-lock.json) under Node
-# and Debian's tuspy; tests/s3lifecycle and tests/s3conformance run ceph's s3-tests
+# and Debian's tuspy; tests/s3conformance runs ceph's s3-tests
 # (beside the repository in shared/conformance, or $GRIDFSD_S3TESTS_DIR) with Debian's
 # python3 and pytest (xdist for parallel workers).
 set -euo pipefail
@@ -31,7 +31,7 @@ command -v cadaver >/dev/null 2>&1 || missing+=(cadaver)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 /usr/bin/python3 -c "import tusclient" 2>/dev/null || missing+=(python3-tuspy)
-# ceph s3-tests (tests/s3lifecycle, tests/s3conformance) run on Debian's own python3.
+# ceph s3-tests (tests/s3conformance) run on Debian's own python3.
 for m in pytest:python3-pytest xdist:python3-pytest-xdist pytest_timeout:python3-pytest-timeout boto3:python3-boto3 \
   munch:python3-munch isodate:python3-isodate pytz:python3-tz dateutil:python3-dateutil requests:python3-requests \
   lxml:python3-lxml gevent:python3-gevent httplib2:python3-httplib2 yaml:python3-yaml; do

@@ -173,6 +173,10 @@ func python(t *testing.T) string {
 	return py
 }
 
+// lcDebugInterval is the suite's lifecycle day in seconds (RGW's
+// rgw_lc_debug_interval), and the server's.
+const lcDebugInterval = 2
+
 // s3testsConf is the suite's configuration for the server at addr.
 func s3testsConf(addr string) string {
 	host, port, _ := net.SplitHostPort(addr)
@@ -182,7 +186,7 @@ func s3testsConf(addr string) string {
 	}
 	return fmt.Sprintf("[DEFAULT]\nhost = %s\nport = %s\nis_secure = False\nssl_verify = False\n\n", host, port) +
 		"[fixtures]\nbucket prefix = gridfsd-{random}-\n\n" +
-		section("s3 main", mainUser, "api_name = default") +
+		section("s3 main", mainUser, fmt.Sprintf("api_name = default\nlc_debug_interval = %d", lcDebugInterval)) +
 		section("s3 alt", altUser, "") +
 		section("s3 tenant", tenantUser, "tenant = testx") +
 		section("iam", mainUser, "") +
@@ -204,7 +208,9 @@ func TestS3Tests(t *testing.T) {
 	t.Parallel()
 	suite, py := s3testsDir(t), python(t)
 	all := os.Getenv("GRIDFSD_S3TESTS") == "all"
-	srv := startServe(t)
+	// The lifecycle tests wait lc_debug_interval seconds per lifecycle
+	// day (s3testsConf); gridfsd's day is as long (lifecycle-debug-day).
+	srv := startServe(t, "--lifecycle-debug-day", fmt.Sprintf("%ds", lcDebugInterval), "--expiry-sweep-interval", "1s")
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "s3tests.conf")
 	if err := os.WriteFile(conf, []byte(s3testsConf(srv.s3Addr)), 0o600); err != nil {
