@@ -50,13 +50,17 @@ export function lifecyclePanel(bucket, signal) {
       ),
     );
   };
-  api.listBuckets(signal).then(
-    (list) => {
-      settings = list.find((b) => b.name === bucket)?.settings ?? {};
-      show(settings.lifecycle ?? []);
-    },
-    (err) => fill(table, h("p", { class: "error-text" }, errorText(err))),
-  );
+  // Read when the card is first opened: the settings are an admin's
+  // concern, and a reader of a public bucket, who may not list buckets,
+  // should not meet a refusal on every page of it.
+  const load = () =>
+    api.listBuckets(signal).then(
+      (list) => {
+        settings = list.find((b) => b.name === bucket)?.settings ?? {};
+        show(settings.lifecycle ?? []);
+      },
+      (err) => fill(table, h("p", { class: "error-text" }, errorText(err))),
+    );
   const form = h(
     "form",
     { class: "stack" },
@@ -90,9 +94,7 @@ export function lifecyclePanel(bucket, signal) {
       fill(status, h("span", { class: "error-text" }, errorText(err)));
     }
   });
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "lifecycle-h" },
-    h("details", {}, h("summary", {}, h("h2", { id: "lifecycle-h", style: "display:inline" }, "Lifecycle rules")), table, form),
-  );
+  const details = h("details", {}, h("summary", {}, h("h2", { id: "lifecycle-h", style: "display:inline" }, "Lifecycle rules")), table, form);
+  details.addEventListener("toggle", () => details.open && load(), { once: true });
+  return h("section", { class: "card", "aria-labelledby": "lifecycle-h" }, details);
 }
