@@ -49,6 +49,9 @@ type Config struct {
 	// disablePushdown makes the store answer every query by reading the whole collection, the
 	// reference the differential test compares the index pushdown with.
 	disablePushdown bool
+	// keepBinaryInText stores binary data inside the documents' text, as the
+	// format before FerretDB fork item 23 did: the binary format's reference.
+	keepBinaryInText bool
 }
 
 // Start starts the store and waits until it accepts connections.
@@ -99,7 +102,8 @@ func Start(cfg Config) (*Store, error) {
 		SQLiteURL: "file:" + dir + "/",
 		Logger:    logger,
 
-		DisablePushdown: cfg.disablePushdown,
+		DisablePushdown:  cfg.disablePushdown,
+		KeepBinaryInText: cfg.keepBinaryInText,
 	})
 	if err != nil {
 		if free, ferr := fsFree(dir); ferr == nil && free < 1<<20 {

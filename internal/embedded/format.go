@@ -18,7 +18,9 @@ import (
 //
 //	1: every release up to 613c51d (the stamp did not exist then; a
 //	   directory without one that holds data is format 1)
-const FormatVersion = 1
+//	2: binary data of top-level fields kept as bytes beside the document's
+//	   text (FerretDB fork item 23); a format-1 build would misread it
+const FormatVersion = 2
 
 // FormatFile is the data directory's stamp: one line, "gridfsd-format N".
 const FormatFile = "gridfsd-format"

@@ -49,6 +49,10 @@ type Config struct {
 	// DisablePushdown makes the handler filter and sort every query itself, reading whole collections:
 	// the reference the tests compare the index pushdown with (gridfsd patch, PATCHES.md "pushdown switch").
 	DisablePushdown bool
+
+	// KeepBinaryInText stores binary data inside each document's text, as upstream did: the
+	// reference the tests compare the binary column with (gridfsd patch, PATCHES.md item 23).
+	KeepBinaryInText bool
 }
 
 // ListenerConfig represents listener configuration.
@@ -126,6 +130,7 @@ func New(config *Config) (*FerretDB, error) {
 
 		TestOpts: registry.TestOpts{
 			DisablePushdown:         config.DisablePushdown,
+			KeepBinaryInText:        config.KeepBinaryInText,
 			CappedCleanupPercentage: 10,
 			BatchSize:               100,
 		},

@@ -41,12 +41,16 @@ type NewBackendParams struct {
 	L         *slog.Logger
 	P         *state.Provider
 	BatchSize int
-	_         struct{} // prevent unkeyed literals
+
+	// KeepBinaryInText: gridfsd patch (PATCHES.md item 23), for tests
+	KeepBinaryInText bool
+
+	_ struct{} // prevent unkeyed literals
 }
 
 // NewBackend creates a new Backend.
 func NewBackend(params *NewBackendParams) (backends.Backend, error) {
-	r, err := metadata.NewRegistry(params.URI, params.BatchSize, params.L, params.P)
+	r, err := metadata.NewRegistry(params.URI, params.BatchSize, params.L, params.P, params.KeepBinaryInText)
 	if err != nil {
 		return nil, err
 	}

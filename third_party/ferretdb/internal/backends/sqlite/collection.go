@@ -135,7 +135,36 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 	db := c.r.DatabaseGetExisting(ctx, c.dbName)
 	meta := c.r.CollectionGet(ctx, c.dbName, c.name)
 
-	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+	// gridfsd patch (PATCHES.md item 23): documents are encoded with the fields an index reads kept
+	// in the text; if an index changed that set between the encoding and the insert (it commits
+	// its settings with its rewrite of the documents), the insert is rolled back and done again.
+	for range 10 {
+		err := c.insertAll(ctx, db, meta, params)
+		var changed inlineChanged
+		if !errors.As(err, &changed) {
+			if err != nil {
+				return nil, err
+			}
+
+			return new(backends.InsertAllResult), nil
+		}
+
+		meta = &metadata.Collection{Name: meta.Name, TableName: meta.TableName, Settings: changed.settings}
+	}
+
+	return nil, lazyerrors.Errorf("the indexes of %s.%s kept changing during an insert", c.dbName, c.name)
+}
+
+// inlineChanged is insertAll's error when the fields kept in the text changed.
+type inlineChanged struct{ settings metadata.Settings }
+
+func (inlineChanged) Error() string { return "indexes changed" }
+
+// insertAll is InsertAll's transaction with the collection's metadata meta.
+func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.Collection, params *backends.InsertAllParams) error {
+	inline := c.r.Inline(meta)
+
+	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
 		batchSize := c.r.BatchSize
 		if batchSize < 1 {
 			panic("batch-size should be greater or equal to 1")
@@ -148,7 +177,7 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 			i := min(batchSize, len(docs))
 			batch, docs = docs[:i], docs[i:]
 
-			q, args, release, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch)
+			q, args, release, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch, inline)
 			if err != nil {
 				return lazyerrors.Error(err)
 			}
@@ -166,13 +195,18 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 			}
 		}
 
+		// SQLite's write lock is held: the settings read are the last committed
+		settings, err := metadata.CurrentSettings(ctx, tx, meta.TableName)
+		if err != nil {
+			return err
+		}
+
+		if !meta.SameInline(settings) {
+			return inlineChanged{settings: settings}
+		}
+
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-
-	return new(backends.InsertAllResult), nil
 }
 
 // UpdateAll implements backends.Collection interface.
@@ -188,24 +222,55 @@ func (c *collection) UpdateAll(ctx context.Context, params *backends.UpdateAllPa
 		return &res, nil
 	}
 
-	q := fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s = ?`, meta.TableName, metadata.DefaultColumn, metadata.IDColumn)
+	// gridfsd patch (PATCHES.md item 23): binary data beside the text
+	set := fmt.Sprintf(`UPDATE %q SET %s = ?, %s = ?`, meta.TableName, metadata.DefaultColumn, metadata.SideColumn)
+	q := fmt.Sprintf(`%s WHERE %s = ?`, set, metadata.IDColumn)
 
-	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+	// as in InsertAll: done again if an index changed the fields kept in the text meanwhile
+	for range 10 {
+		res.Updated = 0
+		err := c.updateAll(ctx, db, meta, set, q, params, &res)
+		var changed inlineChanged
+		if !errors.As(err, &changed) {
+			if err != nil {
+				return nil, lazyerrors.Error(err)
+			}
+
+			return &res, nil
+		}
+
+		meta = &metadata.Collection{Name: meta.Name, TableName: meta.TableName, Settings: changed.settings}
+	}
+
+	return nil, lazyerrors.Errorf("the indexes of %s.%s kept changing during an update", c.dbName, c.name)
+}
+
+// updateAll is UpdateAll's transaction with the collection's metadata meta.
+func (c *collection) updateAll(ctx context.Context, db *fsql.DB, meta *metadata.Collection, set, q string, params *backends.UpdateAllParams, res *backends.UpdateAllResult) error {
+	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		inline := c.r.Inline(meta)
+
 		for _, doc := range params.Docs {
-			b, err := sjson.Marshal(doc)
+			b, side, err := sjson.AppendMarshalSide(nil, nil, doc, inline)
 			if err != nil {
 				return lazyerrors.Error(err)
+			}
+
+			// never NULL: NULL marks a document written before (metadata.ConvertRows)
+			sideArg := side
+			if side == nil {
+				sideArg = []byte{}
 			}
 
 			id, _ := doc.Get("_id")
 			must.NotBeZero(id)
 
-			q, args := q, []any{string(b), string(must.NotFail(sjson.MarshalSingleValue(id)))}
+			q, args := q, []any{string(b), sideArg, string(must.NotFail(sjson.MarshalSingleValue(id)))}
 
 			// gridfsd patch (PATCHES.md, "index pushdown"): through the _id index
 			if where, idArgs, ok := idsWhere([]any{id}); ok {
-				q = fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s`, meta.TableName, metadata.DefaultColumn, where)
-				args = append([]any{string(b)}, idArgs...)
+				q = fmt.Sprintf(`%s WHERE %s`, set, where)
+				args = append([]any{string(b), sideArg}, idArgs...)
 			}
 
 			r, err := tx.ExecContext(ctx, q, args...)
@@ -221,13 +286,22 @@ func (c *collection) UpdateAll(ctx context.Context, params *backends.UpdateAllPa
 			res.Updated += int32(ra)
 		}
 
+		if len(params.Docs) == 0 {
+			return nil
+		}
+
+		// SQLite's write lock is held: the settings read are the last committed
+		settings, err := metadata.CurrentSettings(ctx, tx, meta.TableName)
+		if err != nil {
+			return err
+		}
+
+		if !meta.SameInline(settings) {
+			return inlineChanged{settings: settings}
+		}
+
 		return nil
 	})
-	if err != nil {
-		return nil, lazyerrors.Error(err)
-	}
-
-	return &res, nil
 }
 
 // DeleteAll implements backends.Collection interface.

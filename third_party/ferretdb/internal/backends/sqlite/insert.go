@@ -45,10 +45,10 @@ const maxRecycledText = 4 << 20
 // puts them back, and must be called once the statement has run, not before: the SQLite driver copies
 // each text when it binds it, so nothing refers to a buffer afterwards. A GridFS chunk's 340 KiB of
 // text was otherwise garbage after every insert.
-func prepareInsertStatement(tableName string, capped bool, docs []*types.Document) (string, []any, func(), error) {
+func prepareInsertStatement(tableName string, capped bool, docs []*types.Document, inline func(string) bool) (string, []any, func(), error) {
 	var args []any
 	rows := make([]string, len(docs))
-	texts := make([]*[]byte, 0, len(docs))
+	texts := make([]*[]byte, 0, 2*len(docs))
 	release := func() {
 		for _, b := range texts {
 			if cap(*b) <= maxRecycledText {
@@ -60,14 +60,22 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 
 	for i, doc := range docs {
 		buf := textBuffers.Get().(*[]byte)
+		sideBuf := textBuffers.Get().(*[]byte)
 
-		b, err := sjson.AppendMarshal(*buf, doc)
+		// gridfsd patch (PATCHES.md item 23): binary data beside the text, as bytes
+		b, side, err := sjson.AppendMarshalSide(*buf, *sideBuf, doc, inline)
 		if err != nil {
 			return "", nil, nil, lazyerrors.Error(err)
 		}
 
-		*buf = b
-		texts = append(texts, buf)
+		*buf, *sideBuf = b, side
+		texts = append(texts, buf, sideBuf)
+
+		// never NULL: NULL marks a document written before (metadata.ConvertRows)
+		sideArg := side
+		if side == nil {
+			sideArg = []byte{}
+		}
 
 		// gridfsd patch (PATCHES.md item 16): the text is bound as a string (a []byte would be
 		// a BLOB, which SQLite's JSON functions read as JSONB) without copying it: nothing writes
@@ -75,19 +83,19 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 		text := unsafe.String(unsafe.SliceData(b), len(b))
 
 		if capped {
-			rows[i] = "(?, ? || '')"
-			args = append(args, doc.RecordID(), text)
+			rows[i] = "(?, ? || '', ?)"
+			args = append(args, doc.RecordID(), text, sideArg)
 
 			continue
 		}
 
-		rows[i] = "(? || '')"
-		args = append(args, text)
+		rows[i] = "(? || '', ?)"
+		args = append(args, text, sideArg)
 	}
 
-	columns := metadata.DefaultColumn
+	columns := metadata.DefaultColumn + ", " + metadata.SideColumn
 	if capped {
-		columns = strings.Join([]string{metadata.RecordIDColumn, metadata.DefaultColumn}, ", ")
+		columns = strings.Join([]string{metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideColumn}, ", ")
 	}
 
 	return fmt.Sprintf(

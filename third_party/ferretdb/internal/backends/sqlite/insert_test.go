@@ -3,6 +3,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"runtime"
 	"testing"
 
@@ -34,25 +35,28 @@ func chunkDocs(seed byte) []*types.Document {
 // a reused buffer holds the new document's text, not the old one's.
 func TestInsertTextsAreRecycled(t *testing.T) {
 	batches := [][]*types.Document{chunkDocs(1), chunkDocs(2)}
-	want := make([][]string, len(batches))
+	want := make([][]any, len(batches))
 	textBytes := 0
 	for i, docs := range batches {
 		for _, d := range docs {
-			text := string(must.NotFail(sjson.Marshal(d)))
-			want[i] = append(want[i], text)
-			textBytes += len(text)
+			text, side, err := sjson.AppendMarshalSide(nil, nil, d, noneInline)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = append(want[i], string(text), side)
+			textBytes += len(text) + len(side)
 		}
 	}
 	textBytes /= len(batches)
 
 	insert := func(i int) {
-		_, args, release, err := prepareInsertStatement("t", false, batches[i])
+		_, args, release, err := prepareInsertStatement("t", false, batches[i], noneInline)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for j, arg := range args {
-			if arg.(string) != want[i][j] {
-				t.Fatalf("batch %d, document %d: the bound text is not the document's", i, j)
+			if j%2 == 0 && arg.(string) != want[i][j] || j%2 == 1 && !bytes.Equal(arg.([]byte), want[i][j].([]byte)) {
+				t.Fatalf("batch %d, document %d: the bound text or binary data is not the document's", i, j/2)
 			}
 		}
 		release()
@@ -77,3 +81,5 @@ func TestInsertTextsAreRecycled(t *testing.T) {
 		t.Errorf("a batch of %d bytes of text allocated %.0f bytes, want at most %.0f", textBytes, perBatch, limit)
 	}
 }
+
+func noneInline(string) bool { return false }

@@ -39,11 +39,12 @@ func prepareSelectClause(table, comment string, capped, onlyRecordIDs bool) stri
 		return fmt.Sprintf(`SELECT %s %s FROM %q`, comment, metadata.RecordIDColumn, table)
 	}
 
+	// gridfsd patch (PATCHES.md item 23): binary data beside the text
 	if capped {
-		return fmt.Sprintf(`SELECT %s %s, %s FROM %q`, comment, metadata.RecordIDColumn, metadata.DefaultColumn, table)
+		return fmt.Sprintf(`SELECT %s %s, %s, %s FROM %q`, comment, metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideColumn, table)
 	}
 
-	return fmt.Sprintf(`SELECT %s %s FROM %q`, comment, metadata.DefaultColumn, table)
+	return fmt.Sprintf(`SELECT %s %s, %s FROM %q`, comment, metadata.DefaultColumn, metadata.SideColumn, table)
 }
 
 // prepareOrderByClause returns ORDER BY clause for given sort document.

@@ -41,6 +41,7 @@ type queryIterator struct {
 	m             sync.Mutex
 	onlyRecordIDs bool
 	text          sql.RawBytes // protected by m; gridfsd patch (PATCHES.md, "fewer copies on reads")
+	side          sql.RawBytes // protected by m; gridfsd patch (PATCHES.md item 23)
 	fields        []string     // gridfsd patch (PATCHES.md item 14): decode only these, when not nil
 }
 
@@ -108,13 +109,15 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	// keeps nothing of it; a new []byte per row was a 340 KiB allocation per GridFS chunk.
 	b := &iter.text
 
+	side := &iter.side
+
 	switch {
-	case slices.Equal(columns, []string{metadata.RecordIDColumn, metadata.DefaultColumn}):
-		dest = []any{&recordID, b}
+	case slices.Equal(columns, []string{metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideColumn}):
+		dest = []any{&recordID, b, side}
 	case slices.Equal(columns, []string{metadata.RecordIDColumn}):
 		dest = []any{&recordID}
-	case slices.Equal(columns, []string{metadata.DefaultColumn}):
-		dest = []any{b}
+	case slices.Equal(columns, []string{metadata.DefaultColumn, metadata.SideColumn}):
+		dest = []any{b, side}
 	default:
 		panic(fmt.Sprintf("cannot scan unknown columns: %v", columns))
 	}
@@ -127,7 +130,7 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	doc := must.NotFail(types.NewDocument())
 
 	if !iter.onlyRecordIDs {
-		if doc, err = sjson.UnmarshalFields(*b, iter.fields); err != nil {
+		if doc, err = sjson.UnmarshalFieldsSide(*b, *side, iter.fields); err != nil {
 			iter.close()
 			return unused, nil, lazyerrors.Error(err)
 		}

@@ -62,6 +62,7 @@ type NewHandlerOpts struct {
 // TestOpts represents experimental configuration options.
 type TestOpts struct {
 	DisablePushdown         bool
+	KeepBinaryInText        bool // gridfsd patch (PATCHES.md item 23)
 	EnableNestedPushdown    bool
 	CappedCleanupInterval   time.Duration
 	CappedCleanupPercentage uint8

@@ -31,6 +31,8 @@ func init() {
 			L:         logging.WithName(opts.Logger, "sqlite"),
 			P:         opts.StateProvider,
 			BatchSize: opts.BatchSize,
+
+			KeepBinaryInText: opts.KeepBinaryInText,
 		})
 		if err != nil {
 			return nil, nil, lazyerrors.Error(err)

@@ -69,6 +69,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/AlekSi/pointer"
@@ -191,6 +192,12 @@ func Unmarshal(data []byte) (*types.Document, error) {
 // leaves the others out of the document (gridfsd patch, PATCHES.md item 14): a count of GridFS chunks by
 // files_id then skips decoding each chunk's data.
 func UnmarshalFields(data []byte, fields []string) (*types.Document, error) {
+	return UnmarshalFieldsSide(data, nil, fields)
+}
+
+// UnmarshalFieldsSide is UnmarshalFields for a document written by AppendMarshalSide, whose binary
+// data of side is copied out (side may be reused afterwards).
+func UnmarshalFieldsSide(data, side []byte, fields []string) (*types.Document, error) {
 	// gridfsd patch (PATCHES.md, "fast sjson reads")
 	v, ok := splitObject(data)
 	if !ok {
@@ -231,11 +238,29 @@ func UnmarshalFields(data []byte, fields []string) (*types.Document, error) {
 
 	d := must.NotFail(types.NewDocument())
 
+	var off int
+
 	for _, key := range sch.Keys {
 		b, ok := v[key]
 
 		if !ok {
 			return nil, lazyerrors.Errorf("sjson.Unmarshal: missing key %q", key)
+		}
+
+		// gridfsd patch (PATCHES.md item 23): binary data beside the text
+		if sch := sch.Properties[key]; sch != nil && sch.Type == elemTypeBinData && len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+			n, err := strconv.Atoi(string(b))
+			if err != nil || n < 0 || n > len(side)-off || sch.Subtype == nil {
+				return nil, lazyerrors.Errorf("sjson.Unmarshal: binary %q of %s bytes beyond the %d stored beside the text", key, b, len(side)-off)
+			}
+
+			if fields == nil || slices.Contains(fields, key) {
+				d.Set(key, types.Binary{B: bytes.Clone(side[off : off+n]), Subtype: *sch.Subtype})
+			}
+
+			off += n
+
+			continue
 		}
 
 		if fields != nil && !slices.Contains(fields, key) {
@@ -248,6 +273,10 @@ func UnmarshalFields(data []byte, fields []string) (*types.Document, error) {
 		}
 
 		d.Set(key, v)
+	}
+
+	if off != len(side) {
+		return nil, lazyerrors.Errorf("sjson.Unmarshal: %d bytes stored beside the text, %d read", len(side), off)
 	}
 
 	return d, nil
@@ -363,13 +392,27 @@ func Marshal(d *types.Document) ([]byte, error) {
 // AppendMarshal is Marshal appending the document to dst (gridfsd, PATCHES.md item 17: the SQLite
 // backend encodes the documents it inserts into buffers it recycles).
 func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
+	b, _, err := AppendMarshalSide(dst, nil, d, nil)
+	return b, err
+}
+
+// SideMin is the size from which AppendMarshalSide stores binary data beside the text.
+const SideMin = 256
+
+// AppendMarshalSide is AppendMarshal that keeps the binary data of top-level fields of at least
+// SideMin bytes out of the text (gridfsd, PATCHES.md item 23, "binary as binary"), unless inline
+// says a field must stay in it (a field an index reads; a nil inline keeps every field in it).
+// Each such value is written as its length, a JSON number (a binary value's text is otherwise a
+// string or null, so nothing else reads it as a binary), and its bytes are appended to side, in
+// the document's order. UnmarshalFieldsSide takes them back from there.
+func AppendMarshalSide(dst, side []byte, d *types.Document, inline func(key string) bool) ([]byte, []byte, error) {
 	if d == nil {
 		panic("v is nil")
 	}
 
 	schema, err := marshalSchemaForDoc(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	keys := d.Keys()
@@ -385,6 +428,16 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 
 	for i, v := range values {
 		size += len(`,"":`) + len(keys[i])
+
+		if bin, ok := v.(types.Binary); ok && len(bin.B) >= SideMin && inline != nil && !inline(keys[i]) {
+			b := strconv.AppendInt(nil, int64(len(bin.B)), 10)
+			encoded[i] = b
+			size += len(b)
+			side = append(side, bin.B...)
+
+			continue
+		}
+
 		sv := toSJSON(v)
 
 		if a, ok := sv.(appender); ok {
@@ -396,7 +449,7 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 
 		b, err := sv.MarshalJSON()
 		if err != nil {
-			return nil, lazyerrors.Error(err)
+			return nil, nil, lazyerrors.Error(err)
 		}
 
 		encoded[i] = b
@@ -427,7 +480,7 @@ func AppendMarshal(dst []byte, d *types.Document) ([]byte, error) {
 
 	buf = append(buf, '}')
 
-	return buf, nil
+	return buf, side, nil
 }
 
 // MarshalSingleValue encodes given built-in or types' package value into sjson.

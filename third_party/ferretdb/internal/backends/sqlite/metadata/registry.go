@@ -68,10 +68,22 @@ type Registry struct {
 	colls map[string]map[string]*Collection // database name -> collection name -> collection
 
 	vacuum *vacuum // gridfsd patch (PATCHES.md, "space given back")
+
+	keepBinaryInText bool // gridfsd patch (PATCHES.md item 23): a test's reference store
+}
+
+// Inline reports whether binary data of a top-level field of the collection's documents stays in
+// the text (gridfsd patch, PATCHES.md item 23): c.Inline, or every field in a reference store.
+func (r *Registry) Inline(c *Collection) func(string) bool {
+	if r.keepBinaryInText {
+		return func(string) bool { return true }
+	}
+
+	return c.Inline()
 }
 
 // NewRegistry creates a registry for SQLite databases in the directory specified by SQLite URI.
-func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider) (*Registry, error) {
+func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider, keepBinaryInText bool) (*Registry, error) {
 	p, initDBs, err := pool.New(u, l, sp)
 	if err != nil {
 		return nil, err
@@ -82,6 +94,8 @@ func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider) (*
 		l:         l,
 		BatchSize: batchSize,
 		colls:     map[string]map[string]*Collection{},
+
+		keepBinaryInText: keepBinaryInText,
 	}
 
 	for name, db := range initDBs {
@@ -95,9 +109,23 @@ func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider) (*
 			r.Close()
 			return nil, lazyerrors.Error(err)
 		}
+
+		// gridfsd patch (PATCHES.md item 23): tables written before binary data was kept beside the text
+		if err = r.addSideColumns(context.Background(), name, db); err != nil {
+			r.Close()
+			return nil, lazyerrors.Error(err)
+		}
 	}
 
+	// the vacuum gives back what the conversion frees, as it goes
 	r.startVacuum()
+
+	for name, db := range initDBs {
+		if err = r.convertRows(context.Background(), name, db); err != nil {
+			r.Close()
+			return nil, lazyerrors.Error(err)
+		}
+	}
 
 	return r, nil
 }
@@ -299,7 +327,8 @@ func (r *Registry) collectionCreate(ctx context.Context, params *CollectionCreat
 		q += fmt.Sprintf("%s INTEGER PRIMARY KEY, ", RecordIDColumn)
 	}
 
-	q += fmt.Sprintf("%[1]s TEXT NOT NULL CHECK(%[1]s != '')) STRICT", DefaultColumn)
+	// gridfsd patch (PATCHES.md item 23): binary data beside the text
+	q += fmt.Sprintf("%[1]s TEXT NOT NULL CHECK(%[1]s != ''), %[2]s BLOB) STRICT", DefaultColumn, SideColumn)
 
 	if _, err = db.ExecContext(ctx, q); err != nil {
 		return false, lazyerrors.Error(err)
@@ -480,9 +509,38 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 
 		q := createIndexStatement(c.TableName, index)
 
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			_ = r.indexesDrop(ctx, dbName, collectionName, created)
-			return lazyerrors.Error(err)
+		// gridfsd patch (PATCHES.md item 23): an index on a field whose binary data is kept beside
+		// the text brings it back into the text first, and the settings that keep it there are
+		// written in the same transaction, so that no insert slips one in between
+		next := c.Settings.deepCopy()
+		next.Indexes = append(next.Indexes, index)
+
+		if c.SameInline(next) {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				_ = r.indexesDrop(ctx, dbName, collectionName, created)
+				return lazyerrors.Error(err)
+			}
+		} else {
+			nc := &Collection{Name: c.Name, TableName: c.TableName, Settings: next}
+
+			err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+				u := fmt.Sprintf("UPDATE %q SET settings = ? WHERE table_name = ?", metadataTableName)
+				if _, err := tx.ExecContext(ctx, u, next, c.TableName); err != nil {
+					return lazyerrors.Error(err)
+				}
+
+				if err := inlineRows(ctx, tx, c.TableName, r.Inline(nc)); err != nil {
+					return err
+				}
+
+				_, err := tx.ExecContext(ctx, q)
+
+				return err
+			})
+			if err != nil {
+				_ = r.indexesDrop(ctx, dbName, collectionName, created)
+				return lazyerrors.Error(err)
+			}
 		}
 
 		created = append(created, index.Name)

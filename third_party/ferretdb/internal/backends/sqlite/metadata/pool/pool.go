@@ -131,6 +131,21 @@ func (p *Pool) autoVacuum() bool {
 	return !p.uri.Query().Has("_auto_vacuum") && !p.uri.Query().Has("_vacuum")
 }
 
+// Dir is the directory of the pool's database files (gridfsd, PATCHES.md item 23); empty for an
+// in-memory pool.
+func (p *Pool) Dir() string {
+	if p.memory() {
+		return ""
+	}
+
+	return p.uri.Path
+}
+
+// DiskFree returns the bytes available on the filesystem of the pool's directory.
+func (p *Pool) DiskFree() (int64, error) {
+	return diskFree(p.uri.Path)
+}
+
 // memory returns true if the pool is for the in-memory database.
 func (p *Pool) memory() bool {
 	return p.uri.Query().Get("mode") == "memory"

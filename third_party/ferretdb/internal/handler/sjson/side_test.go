@@ -1,0 +1,82 @@
+package sjson
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/must"
+)
+
+// TestSideRoundTrip (PATCHES.md item 23): documents written with their binary data beside the text
+// read back as the documents written, whole or by fields; the text holds every binary of a field
+// kept inline and every one under SideMin, and nothing else of the binaries beside it.
+func TestSideRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 20))
+	inline := func(k string) bool { return k == "_id" || k == "n" }
+	var moved int
+	for range 3000 {
+		d := randomDocument(r)
+		text, side, err := AppendMarshalSide(nil, nil, d, inline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		for _, k := range d.Keys() {
+			if b, ok := must.NotFail(d.Get(k)).(types.Binary); ok && len(b.B) >= SideMin && !inline(k) {
+				want = append(want, b.B...)
+				moved++
+			}
+		}
+		if !bytes.Equal(side, want) {
+			t.Fatalf("%d bytes beside the text, want %d", len(side), len(want))
+		}
+		got, err := UnmarshalFieldsSide(text, side, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if !bytes.Equal(must.NotFail(Marshal(got)), must.NotFail(Marshal(d))) {
+			t.Fatalf("round trip changed the document %s", text)
+		}
+		fields := []string{"n", "meta"}
+		part, err := UnmarshalFieldsSide(text, side, fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range d.Keys() {
+			if slices.Contains(fields, k) != part.Has(k) {
+				t.Fatalf("fields %v: %q present %v", fields, k, part.Has(k))
+			}
+		}
+		// the side bytes are copied: reusing the buffer changes nothing read
+		for i := range side {
+			side[i] ^= 0xff
+		}
+		if len(side) > 0 && !bytes.Equal(must.NotFail(Marshal(got)), must.NotFail(Marshal(d))) {
+			t.Fatal("the document read refers to the side buffer")
+		}
+	}
+	if moved < 500 {
+		t.Fatalf("only %d binaries moved beside the text", moved)
+	}
+}
+
+// A binary beside the text that is missing, short or left over is an error, not a misread.
+func TestSideMismatch(t *testing.T) {
+	d := must.NotFail(types.NewDocument("_id", int32(1), "data", types.Binary{B: bytes.Repeat([]byte{7}, 300)}))
+	text, side, err := AppendMarshalSide(nil, nil, d, func(k string) bool { return k == "_id" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{nil, side[:299], append(slices.Clone(side), 1)} {
+		if _, err := UnmarshalFieldsSide(text, bad, nil); err == nil {
+			t.Errorf("%d bytes beside the text for a 300-byte binary: no error", len(bad))
+		}
+	}
+	// a format-1 reader, which knows no side column, refuses the text
+	if _, err := Unmarshal(text); err == nil {
+		t.Error("Unmarshal read a document whose binary is beside the text")
+	}
+}
