@@ -66,6 +66,9 @@ type settings struct {
 	tusPatch   int64
 	tusUploads int
 	tusEach    int64
+	// the soak group (only with --only soak)
+	soakDuration time.Duration
+	soakClients  int
 }
 
 func main() {
@@ -108,8 +111,10 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&tusPatch, "tus-patch", "8MiB", "PATCH size of the tus group's throughput and memory rows")
 	flag.IntVar(&s.tusUploads, "tus-uploads", 64, "concurrent tus uploads of the tus group")
 	flag.StringVar(&tusEach, "tus-each", "4MiB", "size of each concurrent tus upload")
+	flag.DurationVar(&s.soakDuration, "soak-duration", 30*time.Minute, "how long the soak group runs (--only soak)")
+	flag.IntVar(&s.soakClients, "soak-clients", 32, "clients of the soak group")
 	var only string
-	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, tus, store, footprint, viewers, expiry, memory")
+	flag.StringVar(&only, "only", "", "run only these steps, comma-separated: ceiling, upload, download, cli, seek, readers, concurrency, s3, dav, tus, store, footprint, viewers, expiry, memory; soak runs only when named")
 	flag.StringVar(&s.jsonPath, "json", "bench-results.json", "write results here as JSON; empty: do not")
 	flag.BoolVar(&s.smoke, "smoke", false, "tiny sizes and one run: checks that everything works, measures nothing")
 	if err := flag.Parse(args); err != nil {
@@ -154,6 +159,7 @@ func run(args []string, out io.Writer) error {
 		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20
 		s.footprintLarge, s.footprintSmall = 4<<20, 20
 		s.tusSize, s.tusPatch, s.tusUploads, s.tusEach = 6<<20, 1<<20, 8, 1<<20
+		s.soakDuration, s.soakClients = 3*time.Second, 4
 	}
 	// The table: 200 clients reading 5 MB each of a 20 MB file at 1 MB/s.
 	s.viewersSmallFile, s.viewersSmallEach = 20_000_000, 5_000_000

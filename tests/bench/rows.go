@@ -45,9 +45,10 @@ func (b *bench) all(ctx context.Context) error {
 		{"footprint", b.footprint},
 		{"viewers", b.viewers},
 		{"expiry", b.expirySweep},
+		{"soak", b.soak},
 	}
 	for _, st := range steps {
-		if !b.s.wants(st.name) {
+		if !b.s.wants(st.name) || st.name == "soak" && !b.s.only["soak"] {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "%s...\n", st.name)
