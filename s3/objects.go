@@ -625,27 +625,33 @@ func copySource(v string) (bucket, key, version string, err error) {
 	return bucket, key, version, nil
 }
 
-func (s *Server) copyObject(req *request) error {
+// copySrc is the object an x-amz-copy-source names, found and checked.
+type copySrc struct {
+	bucket       *buckets.Bucket
+	key, version string
+	file         *buckets.File
+}
+
+// copySourceFile finds the object of a request's x-amz-copy-source, for
+// CopyObject and UploadPartCopy alike: the caller must be able to read it,
+// and the x-amz-copy-source-if-* conditions must hold
+// (ErrPreconditionFailed otherwise).
+func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	ctx, r := req.r.Context(), req.r
-	// A copy has no content of its own, but what the client signed about
-	// its body still holds.
-	if _, err := s.readSmallBody(req); err != nil {
-		return err
-	}
-	srcBucket, srcKey, srcVersion, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
+	bucket, key, version, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
-		return err
+		return copySrc{}, err
 	}
-	if err := s.allow(req, srcBucket, auth.Read); err != nil {
-		return err
+	if err := s.allow(req, bucket, auth.Read); err != nil {
+		return copySrc{}, err
 	}
-	sb, err := s.checkBucket(ctx, srcBucket)
+	b, err := s.checkBucket(ctx, bucket)
 	if err != nil {
-		return err
+		return copySrc{}, err
 	}
-	f, err := findObject(ctx, sb, srcKey, srcVersion)
+	f, err := findObject(ctx, b, key, version)
 	if err != nil {
-		return err
+		return copySrc{}, err
 	}
 	cond := http.Header{}
 	for _, k := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
@@ -654,8 +660,24 @@ func (s *Server) copyObject(req *request) error {
 		}
 	}
 	if err := readPreconditions(cond, objectETag(f), f.UploadDate); err != nil {
-		return ErrPreconditionFailed
+		return copySrc{}, ErrPreconditionFailed
 	}
+	return copySrc{bucket: b, key: key, version: version, file: f}, nil
+}
+
+func (s *Server) copyObject(req *request) error {
+	ctx, r := req.r.Context(), req.r
+	// A copy has no content of its own, but what the client signed about
+	// its body still holds.
+	if _, err := s.readSmallBody(req); err != nil {
+		return err
+	}
+	src, err := s.copySourceFile(req)
+	if err != nil {
+		return err
+	}
+	sb, f, srcVersion := src.bucket, src.file, src.version
+	srcBucket, srcKey := sb.Name(), src.key
 	opts := buckets.UploadOptions{MD5: true, Extra: buckets.TagsField(f.Tags())}
 	if strings.EqualFold(r.Header.Get("X-Amz-Tagging-Directive"), "REPLACE") {
 		tags, err := headerTags(r.Header)

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 )
 
@@ -224,34 +223,15 @@ func (s *Server) uploadPartCopy(req *request) error {
 	if err != nil || n < 1 || n > buckets.MaxPartNumber {
 		return errorf(ErrInvalidArgument, "Part number must be an integer between 1 and %d, inclusive", buckets.MaxPartNumber)
 	}
-	srcBucket, srcKey, srcVersion, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
+	src, err := s.copySourceFile(req)
 	if err != nil {
-		return err
-	}
-	if err := s.allow(req, srcBucket, auth.Read); err != nil {
 		return err
 	}
 	b, mu, err := s.multipartOf(req)
 	if err != nil {
 		return err
 	}
-	sb, err := s.checkBucket(ctx, srcBucket)
-	if err != nil {
-		return err
-	}
-	f, err := findObject(ctx, sb, srcKey, srcVersion)
-	if err != nil {
-		return err
-	}
-	cond := http.Header{}
-	for _, k := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
-		if v := r.Header.Get("X-Amz-Copy-Source-" + k); v != "" {
-			cond.Set(k, v)
-		}
-	}
-	if err := readPreconditions(cond, objectETag(f), f.UploadDate); err != nil {
-		return ErrPreconditionFailed
-	}
+	sb, f, srcVersion := src.bucket, src.file, src.version
 	start, length := int64(0), f.Length
 	if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
 		rng, err := parseRange(v, f.Length)
