@@ -22,8 +22,8 @@ export function lifecyclePanel(bucket, signal) {
   const text = h("textarea", { id: "lifecycle-rules", name: "lifecycle", rows: "6", spellcheck: "false", class: "code" });
   const status = h("p", { class: "muted", role: "status" });
   let settings = {};
-  const show = (rules) => {
-    text.value = JSON.stringify(rules, null, 2);
+  const show = (rules, keepText = false) => {
+    if (!keepText) text.value = JSON.stringify(rules, null, 2);
     if (!rules.length) {
       fill(table, h("p", { class: "muted" }, "No rules: files expire only by their own expiry."));
       return;
@@ -53,14 +53,17 @@ export function lifecyclePanel(bucket, signal) {
   // Read when the card is first opened: the settings are an admin's
   // concern, and a reader of a public bucket, who may not list buckets,
   // should not meet a refusal on every page of it.
+  // What the user typed before the rules arrived is kept; a save waits
+  // for them, since it sends the bucket's other settings as they are.
+  let loaded = Promise.resolve();
   const load = () =>
-    api.listBuckets(signal).then(
+    (loaded = api.listBuckets(signal).then(
       (list) => {
         settings = list.find((b) => b.name === bucket)?.settings ?? {};
-        show(settings.lifecycle ?? []);
+        show(settings.lifecycle ?? [], text.value !== "");
       },
       (err) => fill(table, h("p", { class: "error-text" }, errorText(err))),
-    );
+    ));
   const form = h(
     "form",
     { class: "stack" },
@@ -82,6 +85,7 @@ export function lifecyclePanel(bucket, signal) {
       fill(status, h("span", { class: "error-text" }, `Not JSON: ${err.message}`));
       return;
     }
+    await loaded;
     try {
       // PUT /buckets replaces the other settings too: send them as they are.
       const { lifecycle: _old, ...rest } = settings;
