@@ -24,8 +24,8 @@
 //
 // # The commit protocol
 //
-// A conditional write of a name (an upload with Conditions, a conditional
-// delete by name) holds a lease on the name while it evaluates its
+// A write of a name (an upload's commit, a conditional delete by name)
+// holds a lease on the name while it evaluates its
 // conditions against the newest revision and writes: a document in
 // LeasesCollection whose _id is derived from the bucket and the name. The
 // lease is taken by inserting that document (the unique _id index lets
@@ -62,9 +62,14 @@
 // go only the files documents; chunks nobody can see any more are removed
 // after it is given back, so a large delete does not hold up other writers.
 //
-// Unconditional writes take no lease: a blind write has nothing to lose,
-// and a conditional writer may see it or not depending on timing, as with
-// any concurrent write. Files written by other tools behave the same.
+// Uploads without conditions (and S3 multipart completions) take the lease
+// too, for their commit only: a blind write that dated itself before a
+// conditional write checked the name, and landed after it, would become an
+// older revision than one that claimed the name was free. With the lease,
+// every commit of a name through gridfsd is dated after the revision it
+// follows, and the order of revisions is the order of the commits. Files
+// written by other tools take no lease; a conditional writer sees them or
+// not depending on timing, as with any concurrent write.
 //
 // An upload with Replace removes the revision its If-Match matched in the
 // same lease, so no conditional writer sees the name with both, and

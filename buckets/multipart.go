@@ -541,25 +541,21 @@ func relabel(parts []Part, chunkSize int) bool {
 // chunks before it, then writes the files document. A retry after a
 // failure moves what is left: moved chunks no longer match their part.
 func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []Part, etag string, cond Conditions) (*File, error) {
-	date := time.Now()
-	if cond.Any() {
-		// Checked before any chunk moves, under the name's lease.
-		ls, err := b.acquireLeases(ctx, mu.Filename)
-		if err != nil {
-			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
-		}
-		defer ls.release(ctx)
-		cur, err := b.newest(ctx, mu.Filename)
-		if err != nil {
-			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
-		}
-		if err := cond.Check(cur); err != nil {
-			return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
-		}
-		if cur != nil && !date.After(cur.UploadDate) {
-			date = cur.UploadDate.Add(time.Millisecond)
-		}
+	// Checked before any chunk moves, under the name's lease (taken
+	// without conditions too, as commitFile explains).
+	ls, err := b.acquireLeases(ctx, mu.Filename)
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
 	}
+	defer ls.release(ctx)
+	cur, err := b.newest(ctx, mu.Filename)
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+	}
+	if err := cond.Check(cur); err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+	}
+	date := after(cur)
 	perPart := int32(parts[0].Size / int64(mu.ChunkSize))
 	var length int64
 	for i, p := range parts {
