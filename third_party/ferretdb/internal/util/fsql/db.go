@@ -40,6 +40,10 @@ type DB struct {
 	l         *slog.Logger
 	token     *resource.Token
 	BatchSize int
+
+	// writes admits one writer at a time (gridfsd, PATCHES.md item 24): its waiters queue in
+	// order, so that none times out in SQLite's busy handler while others keep the lock.
+	writes chan struct{}
 }
 
 // WrapDB creates a new DB.
@@ -56,6 +60,7 @@ func WrapDB(db *sql.DB, name string, l *slog.Logger) *DB {
 		sqlDB:            db,
 		l:                logging.WithName(l, name),
 		token:            resource.NewToken(),
+		writes:           make(chan struct{}, 1),
 	}
 
 	resource.Track(res, res.token)
@@ -110,8 +115,45 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	return row
 }
 
-// ExecContext calls [*sql.DB.ExecContext].
+// lockWrites waits until no other writer of this process is using the database, or until ctx
+// is done, and returns the function that lets the next one in.
+//
+// gridfsd patch (PATCHES.md item 24): SQLite has one write lock per database, and a writer that
+// finds it taken sleeps and tries again (busy_timeout) with no place in a queue: whoever asks
+// when it is free gets it, so under many writers one could lose every time until its busy
+// timeout ran out ("database is locked"). Writers wait here instead, in the order they came,
+// for as long as their context allows; SQLite's busy handler is left for other processes.
+func (db *DB) lockWrites(ctx context.Context) (func(), error) {
+	select {
+	case db.writes <- struct{}{}:
+		return func() { <-db.writes }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// WithWriteLock runs f as this process's only writer of the database (see lockWrites), for
+// writes that do not go through ExecContext or InTransaction (gridfsd, PATCHES.md item 24: a
+// checkpoint on a connection of its own).
+func (db *DB) WithWriteLock(ctx context.Context, f func() error) error {
+	unlock, err := db.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	return f()
+}
+
+// ExecContext calls [*sql.DB.ExecContext]; every statement it runs writes, so it waits its turn
+// (gridfsd, PATCHES.md item 24).
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	unlock, err := db.lockWrites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
 	start := time.Now()
 
 	fields := []any{slog.Any("args", args)}
@@ -134,6 +176,14 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 //
 // If f returns an error or context is canceled, the transaction is rolled back.
 func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) {
+	// gridfsd patch (PATCHES.md item 24): every transaction writes; it waits its turn, and the
+	// next writer is let in once it is committed or rolled back
+	unlock, err := db.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
 	var sqlTx *sql.Tx
 
 	if sqlTx, err = db.sqlDB.BeginTx(ctx, nil); err != nil {

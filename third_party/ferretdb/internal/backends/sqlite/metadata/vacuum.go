@@ -185,8 +185,19 @@ func (r *Registry) vacuumDB(ctx context.Context, name string, db *fsql.DB) error
 }
 
 // checkpoint copies the write-ahead log into the database file and truncates both, unless a
-// reader or a writer is using the log; it reports whether it did.
-func checkpoint(ctx context.Context, db *fsql.DB) (bool, error) {
+// reader or a writer is using the log; it reports whether it did. It holds the write lock while it
+// copies, so it takes its turn among the writers (PATCHES.md item 24).
+func checkpoint(ctx context.Context, db *fsql.DB) (done bool, err error) {
+	err = db.WithWriteLock(ctx, func() error {
+		done, err = checkpointConn(ctx, db)
+		return err
+	})
+
+	return done, err
+}
+
+// checkpointConn is checkpoint's work, on a connection of its own.
+func checkpointConn(ctx context.Context, db *fsql.DB) (bool, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, err
