@@ -175,9 +175,7 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 	if err != nil {
 		return fmt.Errorf("delete file %v: %w", id, full(err))
 	}
-	if _, err := b.deleteChunks(ctx, id); err != nil {
-		return err
-	}
+	b.dropChunks(ctx, id)
 	if res.DeletedCount == 0 || expired {
 		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
 	}

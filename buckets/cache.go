@@ -49,6 +49,21 @@ func fileVersion(f *File) string {
 	return strconv.FormatInt(f.UploadDate.UnixNano(), 10) + "/" + f.SHA256 + "/" + f.MD5
 }
 
+// dropChunks removes the chunks of a file whose files document is gone. The
+// delete has happened for every reader by then, so it is the caller's
+// success whatever this step meets: a failure (the store unreachable, busy
+// or gone meanwhile) is logged and leaves the chunks to the orphan sweeper
+// and fsck --repair, which remove chunks without a files document. It runs
+// past the request's cancellation (a client that hangs up after asking
+// leaves nothing behind), for DeleteTimeout at most.
+func (b *Bucket) dropChunks(ctx context.Context, id any) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
+	defer cancel()
+	if _, err := b.deleteChunks(ctx, id); err != nil {
+		b.db.logger().Warn("file deleted; its chunks are left to the orphan sweeper", "bucket", b.name, "id", id, "error", err)
+	}
+}
+
 // deleteChunks removes the chunks of the file with _id id and drops them
 // from the chunk cache, even when the store failed part way.
 func (b *Bucket) deleteChunks(ctx context.Context, id any) (int64, error) {

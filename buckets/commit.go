@@ -27,7 +27,8 @@ var (
 	CommitTimeout = 30 * time.Second
 	// LeaseTTL is how long a lease outlives a holder that died holding it.
 	LeaseTTL = 2 * CommitTimeout
-	// DeleteTimeout bounds the removal of a replaced revision.
+	// DeleteTimeout bounds the removal of a replaced revision's chunks, or
+	// of a deleted file's (dropChunks).
 	DeleteTimeout = 30 * time.Second
 )
 
@@ -450,9 +451,7 @@ func (b *Bucket) DeleteIf(ctx context.Context, id any, cond Conditions) error {
 		return err
 	}
 	// The lease is given back: nobody sees these chunks any more.
-	if _, err := b.deleteChunks(ctx, id); err != nil {
-		return err
-	}
+	b.dropChunks(ctx, id)
 	return nil
 }
 
@@ -520,9 +519,7 @@ func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions)
 		return 0, err
 	}
 	for _, id := range ids {
-		if _, err := b.deleteChunks(ctx, id); err != nil {
-			return 0, err
-		}
+		b.dropChunks(ctx, id)
 	}
 	return len(ids), nil
 }

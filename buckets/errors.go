@@ -37,8 +37,9 @@ var (
 // NetworkTimeout, ShutdownInProgress, PrimarySteppedDown, SocketException,
 // NotWritablePrimary, InterruptedAtShutdown, Interrupted,
 // InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk,
-// NotPrimaryOrSecondary. A later retry can succeed.
-var storeGoneCodes = []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 13435, 13436}
+// NotPrimaryOrSecondary, and LockTimeout (a lock not had in time). A later
+// retry can succeed.
+var storeGoneCodes = []int{6, 7, 24, 89, 91, 189, 9001, 10107, 11600, 11601, 11602, 13435, 13436}
 
 // ClientGone reports whether err only reflects that ctx, the request's
 // context, was cancelled: the client went away, and the driver (the
@@ -78,5 +79,9 @@ func StoreUnavailable(err error) bool {
 			return true
 		}
 	}
-	return se.HasErrorCodeWithMessage(1, "context canceled")
+	// The embedded store's SQLite answers "database is locked (5)
+	// (SQLITE_BUSY)" when another process kept its write lock past the busy
+	// timeout, as MongoDB answers LockTimeout (storeGoneCodes): nothing was
+	// written.
+	return se.HasErrorCodeWithMessage(1, "context canceled") || se.HasErrorCodeWithMessage(1, "SQLITE_BUSY")
 }

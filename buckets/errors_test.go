@@ -36,3 +36,20 @@ func TestClientGone(t *testing.T) {
 		t.Error("the store's cancellation with the client there is no longer StoreUnavailable")
 	}
 }
+
+// A store that could not take its write lock in time wrote nothing: the
+// operation may be tried again (503), never a bare 500.
+func TestStoreBusyIsUnavailable(t *testing.T) {
+	for _, err := range []error{
+		mongo.CommandError{Code: 1, Message: "[msg_delete.go:95 handler.(*Handler).MsgDelete] database is locked (5) (SQLITE_BUSY)"},
+		mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 1, Message: "database is locked (5) (SQLITE_BUSY)"}}},
+		mongo.CommandError{Code: 24, Message: "Unable to acquire lock"},
+	} {
+		if !buckets.StoreUnavailable(fmt.Errorf("delete file: %w", err)) {
+			t.Errorf("StoreUnavailable(%v) = false", err)
+		}
+	}
+	if buckets.StoreUnavailable(mongo.CommandError{Code: 1, Message: "some other internal error"}) {
+		t.Error("every internal error is unavailable")
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"github.com/gridfsd/gridfsd/internal/embedded"
 	"github.com/gridfsd/gridfsd/internal/faultproxy"
 	"github.com/gridfsd/gridfsd/internal/proctest"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -67,6 +68,13 @@ func freeAddr(t *testing.T) string {
 }
 
 func newRig(t *testing.T) *rig {
+	t.Helper()
+	return newRigWith(t, nil)
+}
+
+// newRigWith is newRig whose gateway's driver reports its commands to mon
+// (nil: none).
+func newRigWith(t *testing.T, mon *event.CommandMonitor) *rig {
 	t.Helper()
 	r := &rig{t: t, logs: &proctest.Log{}}
 	target := ""
@@ -99,7 +107,7 @@ func newRig(t *testing.T) *rig {
 	// As serve connects: a server selection timeout bounds every
 	// operation on an unreachable store.
 	mc, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + p.Addr() + "/?directConnection=true").
-		SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second))
+		SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second).SetMonitor(mon))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +115,10 @@ func newRig(t *testing.T) *rig {
 		mc.Database(dbName).Drop(context.Background())
 		mc.Disconnect(context.Background())
 	})
+	logger := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	r.db = buckets.NewDB(mc.Database(dbName))
-	gw, err := gateway.New(gateway.Config{DB: r.db, ReadyTimeout: time.Second,
-		Logger: slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	r.db.SetLogger(logger)
+	gw, err := gateway.New(gateway.Config{DB: r.db, ReadyTimeout: time.Second, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
