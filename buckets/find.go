@@ -23,8 +23,8 @@ const (
 
 // Query selects files. Every set field narrows the result.
 type Query struct {
-	// Prefix matches filenames that start with it (an anchored regex, which
-	// MongoDB answers from the filename index).
+	// Prefix matches filenames that start with it (a range of filenames,
+	// which every store answers from the filename index).
 	Prefix string
 	// Regex matches filenames against a regular expression, as mongofiles
 	// search does.
@@ -217,10 +217,20 @@ func (b *Bucket) Each(ctx context.Context, q Query, fn func(*File) error) error 
 
 // filter is q as a query on the files collection.
 func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
-	var and bson.A
+	// The prefix and From are one range on filename at the top of the
+	// filter, where the embedded store looks for what its indexes answer.
+	var name bson.D
 	if q.Prefix != "" {
-		and = append(and, bson.D{{Key: "filename", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(q.Prefix)}}})
+		name = prefixRange(q.Prefix)
 	}
+	if q.From != "" {
+		if i := slices.IndexFunc(name, func(e bson.E) bool { return e.Key == "$gte" }); i >= 0 {
+			name[i].Value = max(name[i].Value.(string), q.From)
+		} else {
+			name = append(name, bson.E{Key: "$gte", Value: q.From})
+		}
+	}
+	var and bson.A
 	if q.Regex != "" {
 		// MongoDB speaks PCRE, not Go's RE2; this catches most mistakes
 		// before the store does and gives a readable reason.
@@ -228,9 +238,6 @@ func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 			return nil, fmt.Errorf("%w: regex: %v", ErrInvalidQuery, err)
 		}
 		and = append(and, bson.D{{Key: "filename", Value: bson.Regex{Pattern: q.Regex}}})
-	}
-	if q.From != "" {
-		and = append(and, bson.D{{Key: "filename", Value: bson.D{{Key: "$gte", Value: q.From}}}})
 	}
 	for _, e := range q.Metadata {
 		if err := checkMetadataFilter(e); err != nil {
@@ -245,10 +252,14 @@ func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 		}
 		and = append(and, c.after(b.db.lackedTypes(ctx)))
 	}
-	if len(and) == 0 {
-		return bson.D{}, nil
+	filter := bson.D{}
+	if name != nil {
+		filter = append(filter, bson.E{Key: "filename", Value: name})
 	}
-	return bson.D{{Key: "$and", Value: and}}, nil
+	if len(and) > 0 {
+		filter = append(filter, bson.E{Key: "$and", Value: and})
+	}
+	return filter, nil
 }
 
 // checkMetadataFilter refuses a metadata filter the store would misread or

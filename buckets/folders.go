@@ -114,16 +114,6 @@ func (b *Bucket) FindFolder(ctx context.Context, q Query, delimiter string) (*Fo
 	}
 }
 
-// prefixEnd returns a string greater than every string that starts with p
-// and not greater than any other string above p: p with its last byte
-// incremented. It is kept to ASCII, so the bound stays valid UTF-8.
-func prefixEnd(p string) (string, bool) {
-	if p == "" || p[len(p)-1] >= 0x7f {
-		return "", false
-	}
-	return p[:len(p)-1] + string(p[len(p)-1]+1), true
-}
-
 // folderCursor is where a folder listing continues: after a file (Find's
 // cursor) or after a folder.
 type folderCursor struct {

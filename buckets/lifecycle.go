@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -179,13 +178,12 @@ func newRuleID(taken map[string]bool) string {
 func (r Rule) matches(name string) bool { return !r.Disabled && strings.HasPrefix(name, r.Prefix) }
 
 // prefixFilter matches the filenames that start with r.Prefix, or nil for
-// every file: an anchored regex, which MongoDB answers from the filename
-// index.
+// every file (prefixRange).
 func prefixFilter(prefix string) bson.D {
 	if prefix == "" {
 		return nil
 	}
-	return bson.D{{Key: "filename", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(prefix)}}}
+	return bson.D{{Key: "filename", Value: prefixRange(prefix)}}
 }
 
 // lifecycleDay is how long a rule's day lasts in d: a day, unless the

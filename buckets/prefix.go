@@ -34,28 +34,24 @@ var RenamePrefixTimeout = 2 * time.Minute
 // enough that a rename found too slow stops soon, with little to undo.
 const renameBatch = 50
 
-// HasPrefix reports whether any file's name starts with prefix.
+// HasPrefix reports whether any file's name starts with prefix: one live
+// files document in the prefix's range, in no order, so the store stops
+// at the first it finds (a folder of 10,000 files is not read and sorted
+// to learn that it exists). The newest revision of a name is never one
+// that lifecycle rules hide, so any live document will do.
 func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
-	f, err := b.FirstWithPrefix(ctx, prefix)
-	return f != nil, err
-}
-
-// FirstWithPrefix returns the first file, in Find's order, whose name
-// starts with prefix, or nil when there is none. For a folder "a/" that is
-// its marker file "a/" when it has one, which sorts first.
-func (b *Bucket) FirstWithPrefix(ctx context.Context, prefix string) (*File, error) {
-	// A page may come out empty with more to come, when lifecycle rules
-	// hide the revisions on it: read on until a file or the end.
-	var found *File
-	errFound := errors.New("found")
-	err := b.Each(ctx, Query{Prefix: prefix, Limit: 10}, func(f *File) error {
-		found = f
-		return errFound
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return nil, err
+	filter, err := b.filter(ctx, Query{Prefix: prefix})
+	if err != nil {
+		return false, err
 	}
-	return found, nil
+	err = b.files.FindOne(ctx, b.live(filter, time.Now()), options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, queryError(err)
+	}
+	return true, nil
 }
 
 // RenamePrefix gives every file whose name starts with old (every revision)

@@ -42,7 +42,13 @@ func (fsys *fileSystem) Stat(ctx context.Context, name string) (os.FileInfo, err
 
 func (fsys *fileSystem) stat(ctx context.Context, l loc) (*fileInfo, error) {
 	q := requestOf(ctx)
-	if fi := q.cached(l.path()); fi != nil {
+	// webdav asks for the path a request names several times, and for
+	// each entry of a listing, which the listing remembered.
+	key := l.path()
+	if l.slash && l.name != "" {
+		key += "/" // a folder only, where "name" could be a file
+	}
+	if fi := q.cached(key); fi != nil {
 		return fi, nil
 	}
 	switch {
@@ -65,24 +71,34 @@ func (fsys *fileSystem) stat(ctx context.Context, l loc) (*fileInfo, error) {
 	if !l.slash {
 		f, err := b.FindByName(ctx, l.name, -1)
 		if err == nil {
-			return fileInfoOf(l.base(), f), nil
+			fi := fileInfoOf(l.base(), f)
+			q.remember(key, fi)
+			return fi, nil
 		}
 		if !errors.Is(err, buckets.ErrFileNotFound) {
 			return nil, err
 		}
 	}
-	first, err := b.FirstWithPrefix(ctx, l.folder())
-	if err != nil {
+	// A folder is its marker file, or any name in it: two index lookups,
+	// however many files the folder holds.
+	fi := dirInfo(l.base())
+	marker, err := b.FindByName(ctx, l.folder(), -1)
+	switch {
+	case err == nil:
+		fi.marker = marker // its properties are the folder's
+	case !errors.Is(err, buckets.ErrFileNotFound):
 		return nil, err
-	}
-	if first != nil {
-		fi := dirInfo(l.base())
-		if first.Filename == l.folder() {
-			fi.marker = first // it sorts first: no query of its own for its properties
+	default:
+		ok, err := b.HasPrefix(ctx, l.folder())
+		if err != nil {
+			return nil, err
 		}
-		return fi, nil
+		if !ok {
+			return nil, notExist("stat", l)
+		}
 	}
-	return nil, notExist("stat", l)
+	q.remember(key, fi)
+	return fi, nil
 }
 
 // exists reports whether l names a folder, a file or a bucket.

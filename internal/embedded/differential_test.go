@@ -83,7 +83,7 @@ func differentialQuery(r *rand.Rand, values []any) (filter, sort bson.D) {
 	v := func() any { return values[r.IntN(len(values))] }
 	k := func() any { return []any{int32(r.IntN(10)), int64(r.IntN(10)), float64(r.IntN(10)) + 0.5}[r.IntN(3)] }
 	byN := bson.D{{Key: "n", Value: 1}}
-	switch r.IntN(12) {
+	switch r.IntN(13) {
 	case 0:
 		return bson.D{{Key: "files_id", Value: v()}, {Key: "n", Value: k()}}, nil
 	case 1:
@@ -109,6 +109,9 @@ func differentialQuery(r *rand.Rand, values []any) (filter, sort bson.D) {
 			return bson.D{{Key: "files_id", Value: bson.D{{Key: "$eq", Value: v()}}}}, byN
 		}
 		return bson.D{{Key: "files_id", Value: v()}}, bson.D{{Key: "n", Value: -1}}
+	case 11: // a range of strings (fork item "string ranges"), or of strings and something else
+		s := func() any { return []any{"", "x", "x0", "65", "6501", values[2], v()}[r.IntN(7)] }
+		return bson.D{{Key: "filename", Value: bson.D{{Key: "$gte", Value: s()}, {Key: "$lt", Value: s()}}}}, bson.D{{Key: "uploadDate", Value: 1}}
 	default: // a range on files_id, an equality with a document
 		return bson.D{{Key: "files_id", Value: bson.D{{Key: "$gte", Value: k()}}}, {Key: "n", Value: v()}}, byN
 	}

@@ -179,6 +179,97 @@ func TestDateRangesUseIndexes(t *testing.T) {
 	}
 }
 
+// TestStringRangesUseIndexes checks gridfsd's folder listings (fork item
+// "string ranges"): a range of strings bounded on both sides, as
+// {filename: {$gte: prefix, $lt: <its successor>}}, searches the filename
+// index, and returns what a scan returns whatever the names hold
+// (characters JSON escapes, non-ASCII, an ObjectId whose key is a quoted
+// string too) and whatever else the field holds; an array holding a name
+// in range matches, as in MongoDB.
+func TestStringRangesUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	var colls [2]*mongo.Collection
+	var db *mongo.Database
+	for i, disable := range []bool{false, true} {
+		s, err := Start(Config{DataDir: t.TempDir(), disablePushdown: disable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		d := connect(t, s).Database("test")
+		c := d.Collection("fs.files")
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+		colls[i] = c
+		if i == 0 {
+			db = d
+		}
+	}
+	names := []any{
+		"a", "a/", "a/b", "a/b/c", "a/é", "a/é/x", "a/\"q", "a/<b>", "a/&", "a/\\", "a/\u2028", "a/\x7f", "a/\x01",
+		"a0", "a.", "b/", "", "é/a", "é/b", "<>/a", "\"/a", "A/", bson.ObjectID{0x61, 0x2f}, "612f",
+		int32(7), 1.5, bson.DateTime(1_700_000_000_000), nil, bson.D{{Key: "a", Value: "a/b"}}, true,
+	}
+	for i, n := range names {
+		for _, c := range colls {
+			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "filename", Value: n}, {Key: "uploadDate", Value: bson.DateTime(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ranges := []bson.D{
+		{{Key: "$gte", Value: "a/"}, {Key: "$lt", Value: "a0"}},
+		{{Key: "$gte", Value: "a/b/"}, {Key: "$lt", Value: "a/b0"}},
+		{{Key: "$gt", Value: "a/"}, {Key: "$lte", Value: "a/é"}},
+		{{Key: "$gte", Value: "a/é/"}, {Key: "$lt", Value: "a/é0"}},
+		{{Key: "$gte", Value: "é/"}, {Key: "$lt", Value: "é0"}},
+		{{Key: "$gte", Value: "\"/"}, {Key: "$lt", Value: "\"0"}},
+		{{Key: "$gte", Value: "<>/"}, {Key: "$lt", Value: "<>0"}},
+		{{Key: "$gte", Value: "a/\u2028"}, {Key: "$lt", Value: "a/\u2029"}},
+		{{Key: "$gte", Value: ""}, {Key: "$lt", Value: "b"}},
+		{{Key: "$gte", Value: "a/"}, {Key: "$lt", Value: "a0"}, {Key: "$gt", Value: "a/b"}},
+	}
+	for _, r := range ranges {
+		filter := bson.D{{Key: "filename", Value: r}}
+		sort := bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}
+		plan, fp, _ := queryPlan(t, db, "fs.files", filter, sort)
+		if !fp || !strings.Contains(plan, "USING INDEX") || !strings.Contains(plan, "filename_1_uploadDate_1") {
+			t.Errorf("%v: filter pushdown %v, plan:\n%s\nwant a search of the filename index", r, fp, plan)
+		}
+		got := differentialFind(t, colls[0], filter, sort)
+		want := differentialFind(t, colls[1], filter, sort)
+		if len(want) == 0 || !sameDocuments(got, want, sort) {
+			t.Errorf("%v: with pushdown %v\nwithout %v", r, got, want)
+		}
+	}
+	// One-sided, or bounds that are not all strings: no pushdown, still right.
+	for _, r := range []bson.D{
+		{{Key: "$gte", Value: "a/"}},
+		{{Key: "$gte", Value: "a/"}, {Key: "$lt", Value: 5}},
+	} {
+		filter := bson.D{{Key: "filename", Value: r}}
+		if _, fp, _ := queryPlan(t, db, "fs.files", filter, nil); fp {
+			t.Errorf("%v: pushed down", r)
+		}
+		if got, want := differentialFind(t, colls[0], filter, nil), differentialFind(t, colls[1], filter, nil); !sameDocuments(got, want, nil) {
+			t.Errorf("%v: with pushdown %v\nwithout %v", r, got, want)
+		}
+	}
+	// An array holding a name in range matches by its element: the guard
+	// sees it and the query reads the collection.
+	for _, c := range colls {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "arr"}, {Key: "filename", Value: bson.A{"z", "a/zz"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filter := bson.D{{Key: "filename", Value: ranges[0]}}
+	got, want := differentialFind(t, colls[0], filter, nil), differentialFind(t, colls[1], filter, nil)
+	if !sameDocuments(got, want, nil) || len(got) != 13 {
+		t.Errorf("with an array: %d documents %v, want 13: %v", len(got), got, want)
+	}
+}
+
 // TestInUsesIndexes checks the expiry sweeper's batched deletes (fork item
 // "$in"): {_id: {$in: [...]}} and {files_id: {$in: [...]}} search their
 // indexes and match what a scan matches, numbers of any type and strings

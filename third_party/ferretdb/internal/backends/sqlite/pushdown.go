@@ -140,13 +140,17 @@ func filterConditions(filter *types.Document) map[string]*condition {
 
 // rangeCondition returns the condition of an operator document made only of $gt, $gte, $lt and $lte
 // with numbers (which, in MongoDB, match only numbers and arrays holding one), or with dates bounded on
-// both sides (dateRange), or nil.
+// both sides (dateRange), or with strings bounded on both sides (stringRange), or nil.
 func rangeCondition(op *types.Document) *condition {
 	if op.Len() == 0 {
 		return nil
 	}
 
 	if c := dateRange(op); c != nil {
+		return c
+	}
+
+	if c := stringRange(op); c != nil {
 		return c
 	}
 
@@ -457,4 +461,82 @@ func inCondition(op *types.Document) *condition {
 	}
 
 	return &c
+}
+
+// stringRange returns the condition of an operator document of $gt/$gte and $lt/$lte bounds that are
+// all strings, with at least one bound on each side, or nil.
+//
+// gridfsd patch (PATCHES.md, "string ranges"): gridfsd lists the names under a prefix ("a folder") by
+// {filename: {$gte: prefix, $lt: <prefix's successor>}}, and without this every listing read the whole
+// files collection. An index key of a string is its JSON text, quotes and escapes included, whose order
+// is not the strings' order where a character is escaped. But every string between two bounds starts
+// with the prefix the bounds share, and the JSON text of every string that starts with a plain prefix
+// (printable ASCII that no JSON encoder escapes) starts with a quote and that prefix: the index returns
+// every match between those two texts (and maybe more, filtered by the handler as always). Numbers are
+// keyed as SQL numbers and other types by JSON text that does not start with a quote, as MongoDB's string
+// bounds do not match them either; an array holding a string in range does match in MongoDB, which the
+// array guard of item 4 sees.
+func stringRange(op *types.Document) *condition {
+	var lower, upper bool
+
+	prefix := ""
+
+	for i, k := range op.Keys() {
+		sqlOp, ok := rangeOperators[k]
+		if !ok {
+			return nil
+		}
+
+		v, _ := op.Get(k)
+
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+
+		if i == 0 {
+			prefix = s
+		}
+
+		prefix = prefix[:commonPrefix(prefix, s)]
+
+		if sqlOp == "<" || sqlOp == "<=" {
+			upper = true
+		} else {
+			lower = true
+		}
+	}
+
+	if !lower || !upper {
+		return nil
+	}
+
+	plain := strings.IndexFunc(prefix, func(r rune) bool {
+		return r < 0x20 || r > 0x7e || strings.ContainsRune(`"\<>&`, r)
+	})
+	if plain >= 0 {
+		prefix = prefix[:plain]
+	}
+
+	// the texts starting with `"`+prefix: up to the same text with its last byte (printable ASCII, so
+	// below 0x7f) one higher
+	from := `"` + prefix
+	to := from[:len(from)-1] + string(from[len(from)-1]+1)
+
+	return &condition{
+		bounds: []sqlTerm{{sql: ">= ?", args: []any{from}}, {sql: "< ?", args: []any{to}}},
+		upper:  true,
+	}
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+
+	return n
 }
