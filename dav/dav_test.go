@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -292,10 +293,66 @@ func TestPropertiesKeptInMetadata(t *testing.T) {
 	if r := e.must("PROPFIND", "/dav/docs/implicit/", map[string]string{"Depth": "0"}, find, 207); !strings.Contains(r.body, "blue") {
 		t.Errorf("folder property:\n%s", r.body)
 	}
-	// Quota of a bucket.
-	q := `<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/></D:prop></D:propfind>`
-	if r := e.must("PROPFIND", "/dav/docs/", map[string]string{"Depth": "0"}, q, 207); !strings.Contains(r.body, ">11<") {
-		t.Errorf("quota-used-bytes of a bucket of two 5-byte files and one of 1:\n%s", r.body)
+	// Quota of a bucket, on MongoDB (no DiskSpace): what it holds, and
+	// no quota-available-bytes, which gridfsd does not know there.
+	r = e.must("PROPFIND", "/dav/docs/", map[string]string{"Depth": "0"}, quotaFind, 207)
+	if !strings.Contains(r.body, "<D:quota-used-bytes>11</D:quota-used-bytes>") ||
+		!strings.Contains(r.body, "<D:quota-available-bytes></D:quota-available-bytes></D:prop><D:status>HTTP/1.1 404") {
+		t.Errorf("quota of a bucket of two 5-byte files and one of 1, free space unknown:\n%s", r.body)
+	}
+}
+
+var quotaFind = `<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:quota-available-bytes/></D:prop></D:propfind>`
+
+// fixedSpace is a store with a given room left (buckets.DiskSpace).
+type fixedSpace struct{ free atomic.Uint64 }
+
+func (s *fixedSpace) FreeBytes() (uint64, error) { return s.free.Load(), nil }
+
+// RFC 4331's quota: used is what the bucket holds (a folder counts against
+// its bucket), available the store's room above its reserve (the
+// embedded store's --min-free-space), 0 below it; the root has only the
+// room; the entries of a listing answer neither (a scan each).
+func TestQuota(t *testing.T) {
+	e := newEnv(t, nil)
+	disk := &fixedSpace{}
+	disk.free.Store(10 << 30)
+	e.db.SetDiskSpace(disk, 1<<30)
+	e.upload("media", "a/x", "12345", buckets.UploadOptions{})
+	e.upload("media", "b", "123", buckets.UploadOptions{})
+	e.upload("other", "c", "1", buckets.UploadOptions{})
+	// A value answered, or "absent" (404 in its propstat).
+	prop := func(body, name string) string {
+		m := regexp.MustCompile("<D:"+name+">([0-9]+)</D:"+name+">").FindAllStringSubmatch(body, -1)
+		if len(m) != 1 {
+			return "absent"
+		}
+		return m[0][1]
+	}
+	depth0 := map[string]string{"Depth": "0"}
+	for _, c := range []struct{ path, used, avail string }{
+		{"/dav/media/", "8", "9663676416"},
+		{"/dav/media/a/", "8", "9663676416"},
+		{"/dav/", "absent", "9663676416"},
+	} {
+		r := e.must("PROPFIND", c.path, depth0, quotaFind, 207)
+		if u, a := prop(r.body, "quota-used-bytes"), prop(r.body, "quota-available-bytes"); u != c.used || a != c.avail {
+			t.Errorf("PROPFIND %s: used %s, available %s; want %s, %s\n%s", c.path, u, a, c.used, c.avail, r.body)
+		}
+	}
+	// Listed entries: only the folder named has them.
+	r := e.must("PROPFIND", "/dav/media/", depth1, quotaFind, 207)
+	if n := len(regexp.MustCompile("<D:quota-used-bytes>[0-9]").FindAllString(r.body, -1)); n != 1 {
+		t.Errorf("a listing of 2 entries answers quota-used-bytes %d times, want once (the folder)\n%s", n, r.body)
+	}
+	// Below the reserve: nothing is available.
+	disk.free.Store(1 << 29)
+	if a := prop(e.must("PROPFIND", "/dav/media/", depth0, quotaFind, 207).body, "quota-available-bytes"); a != "0" {
+		t.Errorf("quota-available-bytes below the reserve: %s, want 0", a)
+	}
+	// allprop leaves them out (RFC 4331 3).
+	if r := e.must("PROPFIND", "/dav/media/", depth0, "", 207); strings.Contains(r.body, "quota-") {
+		t.Errorf("allprop answers the quota:\n%s", r.body)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"strings"
 	"sync"
@@ -108,33 +109,55 @@ func (d *dirFile) list() ([]fs.FileInfo, error) {
 }
 
 // DeadProps of a folder are those of its marker file, which the stat of
-// the folder a request names found (not for every folder of a listing); a
-// bucket answers RFC 4331's quota-used-bytes when the request asks for it.
+// the folder a request names found (not for every folder of a listing).
+// The folder, bucket or root a PROPFIND names also answers RFC 4331's
+// quota properties when the request asks for them (quota).
 func (d *dirFile) DeadProps() (map[xml.Name]webdav.Property, error) {
 	q := requestOf(d.ctx)
-	if d.l.path() != q.target || d.l.bucket == "" {
+	if d.l.path() != q.target {
 		return nil, nil
+	}
+	props := map[xml.Name]webdav.Property{}
+	if q.wantsQuota {
+		if err := d.quota(props); err != nil {
+			return nil, q.fail(err)
+		}
+	}
+	if d.info.marker != nil {
+		maps.Copy(props, deadProps(d.info.marker.Metadata))
+	}
+	return props, nil
+}
+
+// quota adds RFC 4331's properties to props. gridfsd has no byte quota of
+// its own: what limits a bucket is the store's room. quota-used-bytes is
+// what the bucket holds (its live files' lengths, a scan of the bucket,
+// so only when asked; a folder counts against its bucket, and the root
+// has none); quota-available-bytes is the room uploads may still take on
+// the embedded store, its free disk above --min-free-space, and is left
+// out where gridfsd does not know it (MongoDB, whose disks are its
+// operator's, or a store without the reserve).
+func (d *dirFile) quota(props map[xml.Name]webdav.Property) error {
+	if s, ok, err := d.fsys.s.cfg.DB.Space(); ok && err == nil {
+		avail := uint64(0)
+		if !s.Low() {
+			avail = s.Free - s.Reserve
+		}
+		props[quotaAvailable] = webdav.Property{XMLName: quotaAvailable, InnerXML: fmt.Appendf(nil, "%d", avail)}
+	}
+	if d.l.bucket == "" {
+		return nil
 	}
 	b, err := d.fsys.bucket(d.ctx, d.l.bucket)
 	if err != nil {
-		return nil, q.fail(err)
+		return err
 	}
-	if d.l.name == "" {
-		if !q.wantsQuota {
-			return nil, nil // a scan of the bucket, only when asked for
-		}
-		st, err := b.Stats(d.ctx)
-		if err != nil {
-			return nil, q.fail(err)
-		}
-		return map[xml.Name]webdav.Property{
-			quotaUsed: {XMLName: quotaUsed, InnerXML: fmt.Appendf(nil, "%d", st.Bytes)},
-		}, nil
+	st, err := b.Stats(d.ctx)
+	if err != nil {
+		return err
 	}
-	if d.info.marker == nil {
-		return nil, nil
-	}
-	return deadProps(d.info.marker.Metadata), nil
+	props[quotaUsed] = webdav.Property{XMLName: quotaUsed, InnerXML: fmt.Appendf(nil, "%d", st.Bytes)}
+	return nil
 }
 
 // Patch sets a folder's dead properties on its marker file, which it
