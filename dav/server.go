@@ -349,11 +349,23 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, l loc) error {
 	defer f.Close()
 	h := w.Header()
 	h.Set("ETag", fi.file.ETag())
-	h.Set("Content-Type", contentType(fi.file))
+	ct := contentType(fi.file)
+	h.Set("Content-Type", ct)
 	h.Set("X-Content-Type-Options", "nosniff")
 	// Browsers may open these URLs: nothing stored runs as the gateway.
-	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("Content-Security-Policy", buckets.ActiveContentPolicy)
 	h.Set("Accept-Ranges", "bytes")
+	// The content headers the uploader gave (HTTP PUT, S3 PutObject), as
+	// every door serves them: Content-Encoding, Cache-Control, ...
+	disposition := ""
+	for _, kv := range fi.file.StoredHeaders() {
+		if kv[0] == "Content-Disposition" {
+			disposition = kv[1]
+			continue
+		}
+		h.Set(kv[0], kv[1])
+	}
+	h.Set("Content-Disposition", buckets.ContentDisposition(ct, disposition, fi.file.Filename, false))
 	if first, end, ok := closedRange(r.Header.Get("Range"), fi.file.Length); ok && r.Method == http.MethodGet {
 		if err := f.Expect(first, end); err != nil {
 			return err

@@ -310,11 +310,7 @@ func (w *typedReply) WriteHeader(status int) {
 			// covers browsers that ignore attachment for a navigation.
 			hdr.Set("Content-Security-Policy", buckets.ActiveContentPolicy)
 		}
-		if w.disposition != "" && !w.attachment && (inline || strings.HasPrefix(strings.ToLower(w.disposition), "attachment")) {
-			hdr.Set("Content-Disposition", w.disposition)
-		} else {
-			hdr.Set("Content-Disposition", contentDisposition(w.filename, w.attachment || !inline))
-		}
+		hdr.Set("Content-Disposition", buckets.ContentDisposition(ct, w.disposition, w.filename, w.attachment))
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

@@ -134,36 +134,6 @@ func (d digests) check(sha, md []byte) error {
 	return nil
 }
 
-// contentDisposition names the file for browsers (RFC 6266): the last
-// segment of its name, with an ASCII fallback and the exact UTF-8 name in
-// filename*.
-func contentDisposition(filename string, attachment bool) string {
-	kind := "inline"
-	if attachment {
-		kind = "attachment"
-	}
-	base := path.Base(filename)
-	if base == "/" || base == "." {
-		base = "file"
-	}
-	var ascii, ext strings.Builder
-	for _, r := range base {
-		if r >= 0x20 && r < 0x7f && r != '"' && r != '\\' && r != '%' {
-			ascii.WriteRune(r)
-		} else {
-			ascii.WriteByte('_')
-		}
-	}
-	for _, b := range []byte(base) {
-		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$&+-.^_`|~", b) >= 0 {
-			ext.WriteByte(b)
-		} else {
-			fmt.Fprintf(&ext, "%%%02X", b)
-		}
-	}
-	return fmt.Sprintf(`%s; filename="%s"; filename*=UTF-8''%s`, kind, ascii.String(), ext.String())
-}
-
 // asciiJSON escapes every non-ASCII character of JSON text as \uXXXX, so
 // that it can travel in an HTTP header field unchanged. Outside strings,
 // JSON text is ASCII already.

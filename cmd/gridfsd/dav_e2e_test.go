@@ -357,6 +357,11 @@ import boto3, sys, hashlib, gridfs, pymongo
 endpoint, uri, dbname = sys.argv[1:4]
 s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="` + davUser + `", aws_secret_access_key="` + davSecret + `", region_name="us-east-1")
 s3.put_object(Bucket="shared", Key="folder/from-s3.txt", Body=b"through S3")
+import datetime
+for key, ct in (("page.html", "text/html"), ("notes.txt", "text/plain; charset=utf-8")):
+    s3.put_object(Bucket="shared", Key=key, Body=b"not really gzip", ContentType=ct, CacheControl="public, max-age=60",
+        ContentEncoding="gzip", ContentLanguage="fr", Expires=datetime.datetime(2037, 10, 21, 7, 28, tzinfo=datetime.timezone.utc),
+        ContentDisposition='inline; filename="stored.bin"')
 body = s3.get_object(Bucket="shared", Key="folder/from dav.txt")["Body"].read()
 print("s3", hashlib.sha256(body).hexdigest())
 db = pymongo.MongoClient(uri, serverSelectionTimeoutMS=10000)[dbname]
@@ -396,6 +401,42 @@ print("doc", doc["length"], doc["chunkSize"], doc["sha256"], doc["metadata"]["co
 	for path, want := range map[string]string{"/dav/shared/folder/from-http.txt": "through the HTTP API", "/dav/shared/folder/from-s3.txt": "through S3"} {
 		if st, _, b := davReq(t, "GET", base+path, davUser, davSecret, nil, ""); st != 200 || b != want {
 			t.Errorf("GET %s through WebDAV: %d %q", path, st, b)
+		}
+	}
+	webDAVServesContentHeaders(t, base)
+}
+
+// webDAVServesContentHeaders: the content headers an uploader stored
+// (S3 PutObject's Cache-Control, Content-Encoding, ...) come back from a
+// WebDAV GET as from the HTTP API's, the active-content rule included (an
+// HTML page is an attachment whatever its stored disposition says).
+func webDAVServesContentHeaders(t *testing.T, base string) {
+	t.Helper()
+	stored := map[string]string{
+		"Cache-Control": "public, max-age=60", "Content-Encoding": "gzip", "Content-Language": "fr",
+		"Expires": "Wed, 21 Oct 2037 07:28:00 GMT", "Content-Disposition": `inline; filename="stored.bin"`,
+	}
+	for name, ct := range map[string]string{"page.html": "text/html", "notes.txt": "text/plain; charset=utf-8"} {
+		// Accept-Encoding: Go's client would otherwise ungzip and drop
+		// Content-Encoding.
+		get := map[string]string{"Accept-Encoding": "gzip"}
+		_, viaDAV, _ := davReq(t, "GET", base+"/dav/shared/"+name, davUser, davSecret, get, "")
+		get["Authorization"] = "Bearer " + davSecret
+		_, viaHTTP, _ := davReq(t, "GET", base+"/b/shared/"+name, "", "", get, "")
+		for _, k := range []string{"Content-Type", "Cache-Control", "Content-Encoding", "Content-Language", "Expires", "Content-Disposition"} {
+			if viaDAV.Get(k) != viaHTTP.Get(k) || viaDAV.Get(k) == "" {
+				t.Errorf("GET %s: %s %q through WebDAV, %q through the HTTP API", name, k, viaDAV.Get(k), viaHTTP.Get(k))
+			}
+		}
+		if got := viaDAV.Get("Cache-Control") + "|" + viaDAV.Get("Content-Encoding") + "|" + viaDAV.Get("Content-Language") + "|" + viaDAV.Get("Expires"); got != stored["Cache-Control"]+"|gzip|fr|"+stored["Expires"] {
+			t.Errorf("GET %s through WebDAV: %s", name, got)
+		}
+		want := stored["Content-Disposition"]
+		if ct == "text/html" {
+			want = `attachment; filename="page.html"; filename*=UTF-8''page.html`
+		}
+		if got := viaDAV.Get("Content-Disposition"); got != want {
+			t.Errorf("GET %s through WebDAV: Content-Disposition %q, want %q", name, got, want)
 		}
 	}
 }
