@@ -41,6 +41,7 @@ func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
 		if !q.authorized {
 			q.line.Add("principal", p.Name)
 			q.authorized = true
+			q.principal = p.Name
 		}
 		return nil
 	}

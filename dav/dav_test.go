@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -489,5 +490,61 @@ func TestUploadSlotsAreShared(t *testing.T) {
 	e.must("PUT", "/dav/fs/a.txt", nil, "a", 201)
 	for _, release := range releases[1:] {
 		release()
+	}
+}
+
+// A lock is its taker's (RFC 4918 6.4): another principal that presents
+// its token writes nothing, and may neither refresh nor remove it; the
+// taker may do all three.
+func TestLocksBelongToTheirPrincipal(t *testing.T) {
+	a, err := auth.New(auth.Config{Tokens: []auth.Token{
+		{Name: "alice", Secret: "alice-secret-0123456789", Buckets: []string{"media"}, Access: auth.Write},
+		{Name: "bob", Secret: "bob-secret-0123456789", Buckets: []string{"media"}, Access: auth.Write},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, a)
+	e.upload("media", "f.txt", "original", buckets.UploadOptions{})
+	alice := map[string]string{"user": "alice:alice-secret-0123456789"}
+	bob := map[string]string{"user": "bob:bob-secret-0123456789"}
+	with := func(who map[string]string, kv ...string) map[string]string {
+		h := maps.Clone(who)
+		for i := 0; i < len(kv); i += 2 {
+			h[kv[i]] = kv[i+1]
+		}
+		return h
+	}
+	lockBody := `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>alice</D:owner></D:lockinfo>`
+	token := e.must("LOCK", "/dav/media/f.txt", alice, lockBody, 200).header.Get("Lock-Token")
+	if token == "" {
+		t.Fatal("LOCK answered no Lock-Token")
+	}
+	ifToken := "(" + token + ")"
+	for _, c := range []struct {
+		method string
+		hdr    map[string]string
+		body   string
+		want   int
+	}{
+		{"PUT", with(bob, "If", ifToken), "bob's", 412},
+		{"PUT", with(bob, "If", "<"+e.url+"/dav/media/f.txt> "+ifToken), "bob's", 412},
+		{"PUT", bob, "bob's", 423},
+		{"DELETE", with(bob, "If", ifToken), "", 412},
+		{"LOCK", with(bob, "If", ifToken, "Timeout", "Second-60"), "", 403},
+		{"UNLOCK", with(bob, "Lock-Token", token), "", 403},
+		{"PUT", with(alice, "If", ifToken), "alice's", 201},
+		{"LOCK", with(alice, "If", ifToken, "Timeout", "Second-60"), "", 200},
+		{"UNLOCK", with(alice, "Lock-Token", token), "", 204},
+		{"PUT", bob, "bob's", 201},
+	} {
+		if r := e.do(c.method, "/dav/media/f.txt", c.hdr, c.body); r.status != c.want {
+			t.Fatalf("%s as %s %v: %d %s, want %d", c.method, c.hdr["user"], c.hdr, r.status, r.body, c.want)
+		}
+		if c.want == 412 || c.want == 423 || c.want == 403 {
+			if got := e.must("GET", "/dav/media/f.txt", alice, "", 200).body; got != "original" && got != "alice's" {
+				t.Fatalf("after a refused %s by bob, the file holds %q", c.method, got)
+			}
+		}
 	}
 }

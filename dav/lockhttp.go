@@ -80,9 +80,12 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request, l loc, body []byte
 		if len(m) != 1 {
 			return badRequest("a LOCK without a body refreshes the one lock its If header names")
 		}
-		d, err := s.locks.refresh(now, m[0][1], duration)
+		d, err := s.locks.refresh(now, q.principal, m[0][1], duration)
 		if errors.Is(err, webdav.ErrNoSuchLock) {
 			return fmt.Errorf("%w: no live lock %s", errPrecondition, m[0][1])
+		}
+		if errors.Is(err, errNotYours) {
+			return fmt.Errorf("%w: %s: %w", errForbidden, m[0][1], err)
 		}
 		if err != nil {
 			return err
@@ -102,7 +105,7 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request, l loc, body []byte
 	}
 	d, err := s.locks.create(now, lockDoc{
 		Root: l.path(), ZeroDepth: depth == "0", Shared: li.Shared != nil,
-		Owner: li.Owner.InnerXML, Duration: int64(duration / time.Second),
+		Owner: li.Owner.InnerXML, Duration: int64(duration / time.Second), Principal: q.principal,
 	})
 	if errors.Is(err, webdav.ErrLocked) {
 		return fmt.Errorf("%w: %s is locked by another client", errLocked, l.path())
@@ -118,12 +121,12 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request, l loc, body []byte
 			err = f.Close()
 		}
 		if err != nil {
-			s.locks.unlock(now, d.Token)
+			s.locks.unlock(now, q.principal, d.Token)
 			return q.fail(err)
 		}
 		status = http.StatusCreated
 	} else if err != nil {
-		s.locks.unlock(now, d.Token)
+		s.locks.unlock(now, q.principal, d.Token)
 		return err
 	}
 	w.Header().Set("Lock-Token", "<"+d.Token+">")
@@ -178,9 +181,13 @@ func (s *Server) unlock(w http.ResponseWriter, r *http.Request) error {
 	if len(t) < 2 || t[0] != '<' || t[len(t)-1] != '>' {
 		return badRequest("UNLOCK needs a Lock-Token header: <token>")
 	}
-	err := s.locks.unlock(time.Now(), t[1:len(t)-1])
+	err := s.locks.unlock(time.Now(), requestOf(r.Context()).principal, t[1:len(t)-1])
 	if errors.Is(err, webdav.ErrNoSuchLock) {
 		return fmt.Errorf("%w: no live lock %s", errConflict, t)
+	}
+	if errors.Is(err, errNotYours) {
+		// RFC 4918 9.11.1: 403 when the principal may not remove it.
+		return fmt.Errorf("%w: %s: %w", errForbidden, t, err)
 	}
 	if err != nil {
 		return err

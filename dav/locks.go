@@ -52,11 +52,15 @@ var _ webdav.LockSystem = (*lockSystem)(nil)
 
 // lockDoc is a lock as stored.
 type lockDoc struct {
-	Token     string    `bson:"_id"`
-	Root      string    `bson:"root"`
-	ZeroDepth bool      `bson:"zeroDepth"`
-	Shared    bool      `bson:"shared,omitempty"`
-	Owner     string    `bson:"owner,omitempty"`
+	Token     string `bson:"_id"`
+	Root      string `bson:"root"`
+	ZeroDepth bool   `bson:"zeroDepth"`
+	Shared    bool   `bson:"shared,omitempty"`
+	Owner     string `bson:"owner,omitempty"`
+	// Principal took the lock: only its requests may submit the token
+	// (RFC 4918 6.4), refresh it or remove it. "" (access control off,
+	// or a lock stored before locks had one) is anyone's.
+	Principal string    `bson:"principal,omitempty"`
 	Duration  int64     `bson:"seconds"`
 	Expires   time.Time `bson:"expires"`
 	Created   time.Time `bson:"created"`
@@ -140,13 +144,40 @@ func (ls *lockSystem) find(ctx context.Context, filter bson.D) ([]lockDoc, error
 	return docs, nil
 }
 
-// Confirm evaluates one list of an If header (RFC 4918 10.4) for the
-// resources it names: every condition must hold (a lock token that is a
-// live lock on the resource, an entity tag that is the resource's, or
-// their negation), and every live lock on name0 and name1 must be
-// presented (one of them, for shared locks). It holds nothing: a lock is a
-// document every gateway reads, and its expiry is what frees it.
+// heldBy reports whether principal may use lock d: it took it, or the
+// lock is anyone's.
+func (d lockDoc) heldBy(principal string) bool {
+	return d.Principal == "" || d.Principal == principal
+}
+
+// principalLocks is the lock system as one request's principal uses it:
+// webdav's LockSystem interface carries no request, so each request gets
+// its own (Server.serve).
+type principalLocks struct {
+	*lockSystem
+	principal string
+}
+
+// Confirm is lockSystem.confirm for the request's principal.
+func (pl principalLocks) Confirm(now time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
+	return pl.confirm(now, pl.principal, name0, name1, conditions...)
+}
+
+// Confirm without a principal is for requests of nobody in particular,
+// which may use the locks that are anyone's only.
 func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
+	return ls.confirm(now, "", name0, name1, conditions...)
+}
+
+// confirm evaluates one list of an If header (RFC 4918 10.4) for the
+// resources it names: every condition must hold (a lock token that is a
+// live lock on the resource, taken by principal or anyone's, an entity tag
+// that is the resource's, or their negation), and every live lock on
+// name0 and name1 must be presented by principal (one of them, for shared
+// locks): a token taken by another principal unlocks nothing, as RFC 4918
+// 6.4 requires. It holds nothing: a lock is a document every gateway
+// reads, and its expiry is what frees it.
+func (ls *lockSystem) confirm(now time.Time, principal, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	var names, roots []string
@@ -174,7 +205,7 @@ func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...
 		switch {
 		case c.Token != "":
 			for _, d := range live {
-				if d.Token == c.Token && d.covers(res) {
+				if d.Token == c.Token && d.covers(res) && d.heldBy(principal) {
 					holds = true
 				}
 			}
@@ -197,7 +228,7 @@ func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...
 		for _, d := range live {
 			if d.covers(n) {
 				locked = true
-				held = held || presented[d.Token]
+				held = held || (presented[d.Token] && d.heldBy(principal))
 			}
 		}
 		if locked && !held {
@@ -263,21 +294,46 @@ func (ls *lockSystem) create(now time.Time, d lockDoc) (lockDoc, error) {
 
 // Refresh is served by Server.lock; webdav never calls it.
 func (ls *lockSystem) Refresh(now time.Time, token string, duration time.Duration) (webdav.LockDetails, error) {
-	d, err := ls.refresh(now, token, duration)
+	d, err := ls.refresh(now, "", token, duration)
 	return d.details(), err
 }
 
-// refresh extends a live lock.
-func (ls *lockSystem) refresh(now time.Time, token string, duration time.Duration) (lockDoc, error) {
+// errNotYours is a lock another principal took: only it may refresh or
+// remove it.
+var errNotYours = errors.New("the lock was taken by another principal")
+
+// owned finds the live lock token, ErrNoSuchLock when there is none, or
+// errNotYours when principal may not use it.
+func (ls *lockSystem) owned(ctx context.Context, now time.Time, principal, token string) error {
+	var d lockDoc
+	err := ls.coll.FindOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}}).Decode(&d)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return webdav.ErrNoSuchLock
+	case err != nil:
+		return fmt.Errorf("find lock: %w", err)
+	case !d.heldBy(principal):
+		return errNotYours
+	}
+	return nil
+}
+
+// heldFilter matches the locks principal may use.
+func heldFilter(principal string) bson.E {
+	return bson.E{Key: "principal", Value: bson.D{{Key: "$in", Value: bson.A{nil, "", principal}}}}
+}
+
+// refresh extends a live lock principal may use.
+func (ls *lockSystem) refresh(now time.Time, principal, token string, duration time.Duration) (lockDoc, error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	var d lockDoc
 	err := ls.coll.FindOneAndUpdate(ctx,
-		bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}},
+		bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal)},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "expires", Value: now.Add(duration)}, {Key: "seconds", Value: int64(duration / time.Second)}}}},
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return d, webdav.ErrNoSuchLock
+		return d, ls.owned(ctx, now, principal, token)
 	}
 	if err != nil {
 		return d, fmt.Errorf("refresh lock: %w", err)
@@ -290,19 +346,19 @@ func (ls *lockSystem) Unlock(now time.Time, token string) error {
 	if strings.HasPrefix(token, tempPrefix) {
 		return nil
 	}
-	return ls.unlock(now, token)
+	return ls.unlock(now, "", token)
 }
 
-// unlock removes a live lock.
-func (ls *lockSystem) unlock(now time.Time, token string) error {
+// unlock removes a live lock principal may use.
+func (ls *lockSystem) unlock(now time.Time, principal, token string) error {
 	ctx, cancel := opCtx()
 	defer cancel()
-	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}})
+	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal)})
 	if err != nil {
 		return fmt.Errorf("remove lock: %w", err)
 	}
 	if res.DeletedCount == 0 {
-		return webdav.ErrNoSuchLock
+		return ls.owned(ctx, now, principal, token)
 	}
 	return nil
 }

@@ -230,7 +230,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 		}
 		defer release()
 	}
-	s.dav.ServeHTTP(&reply{ResponseWriter: w, q: q}, r)
+	// webdav asks the lock system about If headers without the request:
+	// a handler of its own tells it whose request it is.
+	dh := *s.dav
+	dh.LockSystem = principalLocks{lockSystem: s.locks, principal: q.principal}
+	dh.ServeHTTP(&reply{ResponseWriter: w, q: q}, r)
 	return 0, nil
 }
 

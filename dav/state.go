@@ -18,6 +18,9 @@ type request struct {
 	line   *reqlog.Line // the gateway's log line of the request
 	// authorized: the principal is on the line.
 	authorized bool
+	// principal is who the request acts for: the token's name, "" with
+	// access control off. A lock is its taker's (lockDoc.Principal).
+	principal string
 	// canRead filters the list of buckets: the caller sees the ones it may read.
 	canRead func(bucket string) bool
 	// target is the path the request names, whose folder properties are
