@@ -3,6 +3,7 @@ package flaky
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/faultproxy"
+	"github.com/gridfsd/gridfsd/resumable"
 	"github.com/gridfsd/gridfsd/s3"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -34,8 +37,8 @@ import (
 // connection) may take effect at any point after it began, or never.
 
 // state is the newest revision of a name: none (id ""), or its _id and
-// HTTP ETag ("?" when it was written through S3, whose clients never see
-// the HTTP ETag: the first read that shows it fixes it).
+// HTTP ETag ("?" when it was written through S3 or tus, whose clients never
+// see the HTTP ETag: the first read that shows it fixes it).
 type state struct{ id, etag string }
 
 type opKind int
@@ -49,9 +52,13 @@ const (
 	opS3Put                     // S3 PUT, unconditional
 	opDelete                    // HTTP DELETE If-Match: arg (by name)
 	opPatch                     // HTTP PATCH /id/{argID} If-Match: arg (metadata)
+	opTusCreate                 // tus POST If-None-Match: *, then PATCHes
+	opTusReplace                // tus POST If-Match: arg, then PATCHes
+	opTusPut                    // tus POST, unconditional, then PATCHes
 )
 
-var opNames = [...]string{"GET", "S3 HEAD", "PUT create", "PUT replace", "S3 PUT create", "S3 PUT", "DELETE", "PATCH"}
+var opNames = [...]string{"GET", "S3 HEAD", "PUT create", "PUT replace", "S3 PUT create", "S3 PUT", "DELETE", "PATCH",
+	"tus create", "tus replace", "tus"}
 
 type op struct {
 	client        int
@@ -89,7 +96,7 @@ func step(s state, o op) (bool, state) {
 			return true, state{o.res.id, s.etag}
 		}
 		return s.id == o.res.id, s
-	case opPutCreate, opS3PutCreate:
+	case opPutCreate, opS3PutCreate, opTusCreate:
 		if o.ok || o.unknown {
 			if s.id != "" {
 				return false, s
@@ -100,7 +107,7 @@ func step(s state, o op) (bool, state) {
 			return true, o.res
 		}
 		return s.id != "", s
-	case opPutReplace, opDelete:
+	case opPutReplace, opDelete, opTusReplace:
 		match := s.id != "" && s.etag == o.arg
 		if !o.ok && !o.unknown {
 			return !match, s
@@ -115,7 +122,7 @@ func step(s state, o op) (bool, state) {
 			return true, state{"?", "?"}
 		}
 		return true, o.res
-	case opS3Put:
+	case opS3Put, opTusPut:
 		if o.unknown {
 			return true, state{"?", "?"}
 		}
@@ -214,6 +221,11 @@ func TestCheckerCatchesViolations(t *testing.T) {
 		{{kind: opPutCreate, ok: true, res: a, call: 0, ret: 1}, {kind: opPutReplace, arg: "ea", ok: false, call: 2, ret: 3}},
 		// a read sees a value never written
 		{{kind: opGet, res: state{"z", "ez"}, call: 0, ret: 1}},
+		// a tus create commits over a file an earlier PUT created
+		{{kind: opPutCreate, ok: true, res: a, call: 0, ret: 1}, {kind: opTusCreate, ok: true, res: state{"b", "?"}, call: 2, ret: 3}},
+		// a read after an unconditional tus upload sees the revision before it
+		{{kind: opPutCreate, ok: true, res: a, call: 0, ret: 1}, {kind: opTusPut, ok: true, res: state{"b", "?"}, call: 2, ret: 3},
+			{kind: opGet, res: a, call: 4, ret: 5}},
 	} {
 		if ok, _ := linearizable(h); ok {
 			t.Errorf("accepted a history that is not linearizable: %+v", h)
@@ -231,8 +243,8 @@ func TestCheckerCatchesViolations(t *testing.T) {
 	}
 }
 
-// cluster is three gateways (HTTP API and S3) on one store, each through a
-// fault proxy of its own.
+// cluster is three gateways (HTTP API with tus, and S3) on one store, each
+// through a fault proxy of its own.
 type cluster struct {
 	http, s3 []*httptest.Server
 	proxies  []*faultproxy.Proxy
@@ -259,7 +271,12 @@ func newCluster(t *testing.T, r *rig) *cluster {
 		t.Cleanup(func() { mc.Disconnect(context.Background()) })
 		db := buckets.NewDB(mc.Database(r.db.Database().Name()))
 		log := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelError}))
-		gw, err := gateway.New(gateway.Config{DB: db, Logger: log})
+		tus, err := resumable.New(resumable.Config{DB: db, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gw, err := gateway.New(gateway.Config{DB: db, Logger: log,
+			Mounts: []gateway.Mount{{Prefix: resumable.DefaultPrefix, Handler: tus, Signable: tus.Signable}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +297,8 @@ func newCluster(t *testing.T, r *rig) *cluster {
 }
 
 // TestLinearizableAcrossGateways: clients write (conditional PUTs through
-// the HTTP API and S3, PATCHes, conditional DELETEs) and read a few names
+// the HTTP API and S3, tus uploads with and without preconditions, PATCHes,
+// conditional DELETEs) and read a few names
 // through three gateways at once while the store connections of the
 // gateways are reset, slowed and swallowed; every name's history must be
 // linearizable against "the newest revision of the name".
@@ -343,7 +361,8 @@ func TestLinearizableAcrossGateways(t *testing.T) {
 				body := []byte(fmt.Sprintf("%d-%d", cl, i))
 				var req *http.Request
 				seen := last[name]
-				switch k := rng.IntN(10); {
+				var tusCond map[string]string // a tus upload's POST headers
+				switch k := rng.IntN(13); {
 				case k < 3:
 					o.kind = opGet
 					req, _ = http.NewRequest("GET", c.http[g].URL+"/b/lin/"+name, nil)
@@ -374,18 +393,33 @@ func TestLinearizableAcrossGateways(t *testing.T) {
 					req, _ = http.NewRequest("PATCH", c.http[g].URL+"/id/lin/"+seen.id, strings.NewReader(fmt.Sprintf(`{"metadata":{"v":"%d-%d"}}`, cl, i)))
 					req.Header.Set("Content-Type", "application/json")
 					req.Header.Set("If-Match", seen.etag)
+				case k == 10:
+					o.kind, tusCond = opTusPut, map[string]string{}
+				case k == 11:
+					o.kind, tusCond = opTusCreate, map[string]string{"If-None-Match": "*"}
+				case k == 12 && seen.etag != "":
+					o.kind, o.arg, tusCond = opTusReplace, seen.etag, map[string]string{"If-Match": seen.etag}
 				default:
 					o.kind = opGet
 					req, _ = http.NewRequest("GET", c.http[g].URL+"/b/lin/"+name, nil)
 				}
 				o.call = now()
-				res, err := httpc.Do(req)
 				var status int
 				var hdr http.Header
-				if err == nil {
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					status, hdr = res.StatusCode, res.Header
+				var err error
+				if tusCond != nil {
+					var sent bool
+					status, hdr, err, sent = tusUpload(httpc, c, rng, g, name, body, tusCond)
+					if !sent {
+						continue // the upload was never created: it cannot have taken effect
+					}
+				} else {
+					var res *http.Response
+					if res, err = httpc.Do(req); err == nil {
+						io.Copy(io.Discard, res.Body)
+						res.Body.Close()
+						status, hdr = res.StatusCode, res.Header
+					}
 				}
 				o.ret = now()
 				idOf := func() string {
@@ -412,8 +446,11 @@ func TestLinearizableAcrossGateways(t *testing.T) {
 				case status < 300:
 					o.ok = true
 					o.res = state{idOf(), hdr.Get("ETag")}
-					if o.kind == opS3Put || o.kind == opS3PutCreate {
+					if o.kind == opS3Put || o.kind == opS3PutCreate || tusCond != nil {
 						o.res.etag = "?"
+					}
+					if tusCond != nil && o.res.id == "" {
+						o.res.id = "?" // committed, as a HEAD said after a lost reply
 					}
 					if o.kind == opDelete {
 						o.res = state{}
@@ -437,12 +474,15 @@ func TestLinearizableAcrossGateways(t *testing.T) {
 	wg.Wait()
 	close(stopFaults)
 	fwg.Wait()
-	total, unknown := 0, 0
+	total, unknown, tus := 0, 0, 0
 	for name, ops := range history {
 		for _, o := range ops {
 			total++
 			if o.unknown {
 				unknown++
+			}
+			if o.kind >= opTusCreate {
+				tus++
 			}
 		}
 		if ok, why := linearizable(ops); !ok {
@@ -453,6 +493,66 @@ func TestLinearizableAcrossGateways(t *testing.T) {
 	for _, p := range c.proxies {
 		resets += p.Resets()
 	}
-	t.Logf("%d operations on %d names by %d clients through 3 gateways, %d of unknown outcome, %d store connections reset",
-		total, len(history), clients, unknown, resets)
+	t.Logf("%d operations (%d tus uploads) on %d names by %d clients through 3 gateways, %d of unknown outcome, %d store connections reset",
+		total, tus, len(history), clients, unknown, resets)
+}
+
+// tusUpload writes body as name through tus: a POST (with cond's
+// preconditions, which the commit checks) on gateway g, then a PATCH of the
+// whole body on a gateway picked at random, as a load balancer would. When
+// a PATCH fails, or answers 409 (the offset moved: a retried update of the
+// upload's record that had landed) or 423 (an earlier PATCH still holds the
+// upload), it asks a gateway for the offset and sends the rest, as tus
+// clients resume; an offset at the end means the upload committed, the
+// file's id unknown (a 204 without X-Gridfs-Id). It returns the last reply,
+// or an error when the outcome is unknown; sent is false when no upload was
+// created, so nothing can be committed.
+func tusUpload(httpc *http.Client, c *cluster, rng *rand.Rand, g int, name string, body []byte, cond map[string]string) (status int, hdr http.Header, err error, sent bool) {
+	do := func(g int, method, path string, body []byte, h map[string]string) (*http.Response, error) {
+		req, _ := http.NewRequest(method, c.http[g].URL+path, bytes.NewReader(body))
+		req.Header.Set("Tus-Resumable", "1.0.0")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		res, err := httpc.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+		return res, err
+	}
+	post := map[string]string{"Upload-Length": fmt.Sprint(len(body)),
+		"Upload-Metadata": "filename " + base64.StdEncoding.EncodeToString([]byte(name))}
+	for k, v := range cond {
+		post[k] = v
+	}
+	res, err := do(g, "POST", resumable.DefaultPrefix+"lin/", nil, post)
+	switch {
+	case err != nil || res.StatusCode >= 500:
+		return 0, nil, nil, false
+	case res.StatusCode == http.StatusPreconditionFailed:
+		return res.StatusCode, res.Header, nil, true
+	case res.StatusCode != http.StatusCreated || res.Header.Get("Location") == "":
+		return 0, nil, fmt.Errorf("tus POST: %d", res.StatusCode), false
+	}
+	loc := res.Header.Get("Location")
+	off := 0
+	for range 4 {
+		res, err = do(rng.IntN(len(c.http)), "PATCH", loc, body[off:], map[string]string{
+			"Upload-Offset": fmt.Sprint(off), "Content-Type": "application/offset+octet-stream"})
+		if err == nil && res.StatusCode < 500 && res.StatusCode != http.StatusConflict && res.StatusCode != http.StatusLocked {
+			return res.StatusCode, res.Header, nil, true
+		}
+		head, herr := do(rng.IntN(len(c.http)), "HEAD", loc, nil, nil)
+		if herr != nil || head.StatusCode != http.StatusOK {
+			return 0, nil, fmt.Errorf("tus PATCH at %d: %v %v, then HEAD: %v %v", off, res, err, head, herr), true
+		}
+		if off, err = strconv.Atoi(head.Header.Get("Upload-Offset")); err != nil {
+			return 0, nil, fmt.Errorf("tus HEAD: offset %q", head.Header.Get("Upload-Offset")), true
+		}
+		if off == len(body) {
+			return http.StatusNoContent, http.Header{}, nil, true
+		}
+	}
+	return 0, nil, fmt.Errorf("tus PATCH: gave up at %d", off), true
 }
