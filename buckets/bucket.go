@@ -217,8 +217,12 @@ func (b *Bucket) deleteAll(ctx context.Context, ids []any) (int, error) {
 	return removed, nil
 }
 
+// idsOf lists the _ids of the files filter matches, oldest first: deleting
+// a name's revisions in this order, a delete that stops part way leaves the
+// newest in place rather than bringing an older one back.
 func (b *Bucket) idsOf(ctx context.Context, filter bson.D) ([]any, error) {
-	cur, err := b.files.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	cur, err := b.files.Find(ctx, filter, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).
+		SetSort(bson.D{{Key: "uploadDate", Value: 1}, {Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("find files: %w", err)
 	}

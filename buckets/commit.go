@@ -532,6 +532,7 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		return nil, err
 	}
 	defer ls.release(ctx)
+	var gone []any // older revisions removed by an earlier round
 	for range maxCASAttempts {
 		cur, err := b.newest(ctx, name)
 		if err != nil {
@@ -547,6 +548,16 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		if err != nil {
 			return nil, err
 		}
+		// The older revisions go first: a store that fails between the
+		// two steps leaves the newest in place, the delete not done,
+		// where the other order would bring an older revision back as the
+		// newest. Their chunks are left to the sweeper then.
+		if len(older) > 0 {
+			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
+				return nil, fmt.Errorf("delete older revisions of %q: %w", name, err)
+			}
+			gone = append(gone, older...)
+		}
 		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
 		if err != nil {
 			return nil, fmt.Errorf("delete file %v: %w", cur.ID, err)
@@ -554,12 +565,7 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		if res.DeletedCount == 0 {
 			continue // changed since it was checked: check again
 		}
-		if len(older) > 0 {
-			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
-				return nil, fmt.Errorf("delete older revisions of %q: %w", name, err)
-			}
-		}
-		return append(older, cur.ID), nil
+		return append(gone, cur.ID), nil
 	}
 	return nil, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
 }
