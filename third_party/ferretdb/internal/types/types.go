@@ -124,13 +124,19 @@ func isScalar(value any) bool {
 
 // deepCopy returns a deep copy of the given value.
 func deepCopy(value any) any {
+	return copyValue(value, false)
+}
+
+// copyValue returns a deep copy of the given value; with shareBinaries, binary data's bytes are
+// shared with value instead of copied (gridfsd patch, PATCHES.md item 26).
+func copyValue(value any, shareBinaries bool) any {
 	switch value := value.(type) {
 	case *Document:
 		fields := make([]field, len(value.fields))
 		for i, f := range value.fields {
 			fields[i] = field{
 				key:   f.key,
-				value: deepCopy(f.value),
+				value: copyValue(f.value, shareBinaries),
 			}
 		}
 
@@ -143,7 +149,7 @@ func deepCopy(value any) any {
 	case *Array:
 		s := make([]any, len(value.s))
 		for i, v := range value.s {
-			s[i] = deepCopy(v)
+			s[i] = copyValue(v, shareBinaries)
 		}
 		return &Array{
 			s: s,
@@ -154,6 +160,10 @@ func deepCopy(value any) any {
 	case string:
 		return value
 	case Binary:
+		if shareBinaries {
+			return value
+		}
+
 		b := make([]byte, len(value.B))
 		copy(b, value.B)
 		return Binary{

@@ -287,13 +287,14 @@ func projectDocumentWithoutID(doc *types.Document, projection, filter *types.Doc
 	projectionWithoutID := projection.DeepCopy()
 	projectionWithoutID.Remove("_id")
 
-	docWithoutID := doc.DeepCopy()
+	// gridfsd patch (PATCHES.md item 26): copies share binary data's bytes
+	docWithoutID := doc.CopySharingBinaries()
 	docWithoutID.Remove("_id")
 
 	projected := types.MakeDocument(0)
 
 	if !inclusion {
-		projected = docWithoutID.DeepCopy()
+		projected = docWithoutID.CopySharingBinaries()
 	}
 
 	iter := projectionWithoutID.Iterator()
@@ -601,7 +602,7 @@ func setBySourceOrder(key string, val any, source, projected *types.Document) {
 		}
 	}
 
-	tmp := projected.DeepCopy()
+	tmp := projected.CopySharingBinaries() // gridfsd patch (PATCHES.md item 26)
 
 	// remove fields of projected from newFieldIndex to the end
 	for i := newFieldIndex; i < len(projectedKeys); i++ {
