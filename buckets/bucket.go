@@ -336,9 +336,19 @@ type Stats struct {
 }
 
 // Stats counts the bucket's files that have not expired and their total
-// length.
+// length. It reads every files document: an aggregation, or, when rules
+// hide older revisions, one pass name by name in the files index's order.
 func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	now := time.Now()
+	for _, r := range b.settings.Lifecycle {
+		if !r.Disabled && r.revisions() {
+			s, err := b.revisionStats(ctx, now)
+			if err != nil {
+				return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
+			}
+			return s, nil
+		}
+	}
 	live := b.live(bson.D{}, now)
 	// One accumulator per $group: upstream FerretDB v1 computes only the
 	// first of several (fixed in the embedded store, third_party/ferretdb
@@ -362,12 +372,6 @@ func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	if s.Files, err = b.files.CountDocuments(ctx, live); err != nil {
 		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
 	}
-	hidden, err := b.hiddenRevisionStats(ctx, now)
-	if err != nil {
-		return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
-	}
-	s.Files -= hidden.Files
-	s.Bytes -= hidden.Bytes
 	return s, nil
 }
 

@@ -1,8 +1,11 @@
 package buckets
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -130,24 +133,42 @@ func (b *Bucket) hiddenIDs(ctx context.Context, name string, rules []Rule, now t
 }
 
 // dropHiddenRevisions leaves out of files (live files in listing order)
-// the revisions rules hide, with one query per name under such a rule.
+// the revisions rules hide. The revisions of the names under such rules
+// come from one query per page (filename $in, through the files index on
+// MongoDB and on the embedded store), not one per name.
 func (b *Bucket) dropHiddenRevisions(ctx context.Context, files []*File, now time.Time) ([]*File, error) {
-	out := files[:0]
-	var name string
-	var hidden map[string]bool
+	var names bson.A
+	seen := map[string]bool{}
 	for _, f := range files {
-		rules := b.revisionRules(f.Filename)
-		if len(rules) == 0 {
-			out = append(out, f)
-			continue
+		if !seen[f.Filename] && len(b.revisionRules(f.Filename)) > 0 {
+			seen[f.Filename] = true
+			names = append(names, f.Filename)
 		}
-		if hidden == nil || f.Filename != name {
-			var err error
-			if hidden, err = b.hiddenIDs(ctx, f.Filename, rules, now); err != nil {
-				return nil, err
+	}
+	if len(names) == 0 {
+		return files, nil
+	}
+	hidden := map[string]bool{}
+	// The embedded store answers an $in of up to 1,000 values from the
+	// index (third_party/ferretdb PATCHES.md item 20).
+	const perQuery = 1000
+	for len(names) > 0 {
+		part := names[:min(perQuery, len(names))]
+		names = names[len(part):]
+		filter := b.live(bson.D{{Key: "filename", Value: bson.D{{Key: "$in", Value: part}}}}, now)
+		err := b.eachNameGroup(ctx, filter, false, func(name string, docs []bson.Raw) error {
+			st := stamps(docs)
+			for i := range b.hiddenRevisions(b.revisionRules(name), st, now) {
+				hidden[idKey(st[i].id)] = true
 			}
-			name = f.Filename
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
+	}
+	out := files[:0]
+	for _, f := range files {
 		if !hidden[idKey(f.Raw.Lookup("_id"))] {
 			out = append(out, f)
 		}
@@ -155,66 +176,176 @@ func (b *Bucket) dropHiddenRevisions(ctx context.Context, files []*File, now tim
 	return out, nil
 }
 
-// hiddenRevisionStats counts the live files revision rules hide, and their
-// bytes: a pass over the names under each such rule.
-func (b *Bucket) hiddenRevisionStats(ctx context.Context, now time.Time) (Stats, error) {
+// revisionStats is Stats of a bucket with revision rules: one pass over
+// its live files, name by name, that counts every file and its bytes but
+// those the rules hide.
+func (b *Bucket) revisionStats(ctx context.Context, now time.Time) (Stats, error) {
 	var s Stats
-	seen := map[string]bool{}
-	for _, r := range b.settings.Lifecycle {
-		if r.Disabled || !r.revisions() {
-			continue
+	err := b.eachNameGroup(ctx, b.live(bson.D{}, now), true, func(name string, docs []bson.Raw) error {
+		var hidden map[int]bool
+		if len(docs) > 1 {
+			hidden = b.hiddenRevisions(b.revisionRules(name), stamps(docs), now)
 		}
-		err := b.eachRevisionGroup(ctx, r.Prefix, now, func(name string, docs []bson.Raw) error {
-			if seen[name] {
-				return nil
-			}
-			seen[name] = true
-			for i := range b.hiddenRevisions(b.revisionRules(name), stamps(docs), now) {
-				n, _ := docs[i].Lookup("length").AsInt64OK()
+		for i, d := range docs {
+			if !hidden[i] {
+				n, _ := d.Lookup("length").AsInt64OK()
 				s.Files++
 				s.Bytes += n
 			}
-			return nil
-		})
-		if err != nil {
-			return Stats{}, err
 		}
-	}
-	return s, nil
+		return nil
+	})
+	return s, err
 }
 
 // eachRevisionGroup calls fn with the live revisions (_id, filename,
 // uploadDate, length), newest first, of each name under prefix that has
 // more than one.
 func (b *Bucket) eachRevisionGroup(ctx context.Context, prefix string, now time.Time, fn func(name string, docs []bson.Raw) error) error {
-	filter := b.live(prefixFilter(prefix), now)
-	cur, err := b.files.Find(ctx, filter, options.Find().
-		SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "length", Value: 1}}).
-		SetSort(bson.D{{Key: "filename", Value: 1}, {Key: "uploadDate", Value: -1}, {Key: "_id", Value: -1}}))
-	if err != nil {
-		return fmt.Errorf("find revisions under %q: %w", prefix, err)
+	return b.eachNameGroup(ctx, b.live(prefixFilter(prefix), now), true, func(name string, docs []bson.Raw) error {
+		if len(docs) > 1 {
+			return fn(name, docs)
+		}
+		return nil
+	})
+}
+
+// revisionFields are what deciding on revisions reads of files documents.
+var revisionFields = bson.D{{Key: "_id", Value: 1}, {Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "length", Value: 1}}
+
+// eachNameGroup calls fn with the files documents (revisionFields) that
+// match filter, a name at a time, each name's newest first in the order
+// FindByName numbers revisions in (uploadDate, then _id). With sorted the
+// query asks for the files index's own order, {filename: 1, uploadDate:
+// 1}, which MongoDB reads from the index instead of sorting the bucket in
+// memory (where a large bucket would meet its sort's memory limit), and
+// the names come one after the other; without it (a filter of a few
+// names), documents are grouped in memory. Revisions of one instant are
+// ordered by _id here.
+func (b *Bucket) eachNameGroup(ctx context.Context, filter bson.D, sorted bool, fn func(name string, docs []bson.Raw) error) error {
+	opts := options.Find().SetProjection(revisionFields)
+	if sorted {
+		opts.SetSort(filesIndex)
 	}
+	cur, err := b.files.Find(ctx, filter, opts)
+	if err != nil {
+		return fmt.Errorf("find revisions: %w", err)
+	}
+	groups := map[string][]bson.Raw{}
+	var order []string
 	var name string
 	var group []bson.Raw
 	flush := func() error {
-		if len(group) > 1 {
-			return fn(name, group)
+		if group == nil {
+			return nil
 		}
-		return nil
+		newestFirst(group)
+		return fn(name, group)
 	}
 	err = eachRaw(ctx, cur, func(raw bson.Raw) error {
 		n, _ := raw.Lookup("filename").StringValueOK()
+		doc := append(bson.Raw(nil), raw...)
+		if !sorted {
+			if _, ok := groups[n]; !ok {
+				order = append(order, n)
+			}
+			groups[n] = append(groups[n], doc)
+			return nil
+		}
 		if n != name || group == nil {
 			if err := flush(); err != nil {
 				return err
 			}
 			name, group = n, nil
 		}
-		group = append(group, append(bson.Raw(nil), raw...))
+		group = append(group, doc)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("find revisions under %q: %w", prefix, err)
+		return fmt.Errorf("find revisions: %w", err)
 	}
-	return flush()
+	if sorted {
+		return flush()
+	}
+	for _, n := range order {
+		name, group = n, groups[n]
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newestFirst orders the revisions of one name newest first: by
+// uploadDate, then by _id, both descending.
+func newestFirst(docs []bson.Raw) {
+	sort.SliceStable(docs, func(i, j int) bool {
+		di, _ := docs[i].Lookup("uploadDate").DateTimeOK()
+		dj, _ := docs[j].Lookup("uploadDate").DateTimeOK()
+		if di != dj {
+			return di > dj
+		}
+		return compareIDs(docs[i].Lookup("_id"), docs[j].Lookup("_id")) > 0
+	})
+}
+
+// compareIDs compares two _ids as MongoDB sorts them: by the rank of
+// their type (numbers, strings, documents, arrays, binary data,
+// ObjectIds, booleans, dates, ...), then by value: numbers by value
+// whatever their type, strings and ObjectIds by their bytes. Other
+// values of one type compare by their encoding, which orders them
+// consistently (MongoDB may order them otherwise; they only break ties
+// between revisions uploaded in the same millisecond).
+func compareIDs(a, b bson.RawValue) int {
+	if ra, rb := typeRank(a.Type), typeRank(b.Type); ra != rb {
+		return ra - rb
+	}
+	switch a.Type {
+	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
+		x, _ := a.AsFloat64OK()
+		y, _ := b.AsFloat64OK()
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case bson.TypeString:
+		return strings.Compare(a.StringValue(), b.StringValue())
+	}
+	return bytes.Compare(a.Value, b.Value)
+}
+
+// typeRank is the place of a BSON type in MongoDB's order of values.
+func typeRank(t bson.Type) int {
+	switch t {
+	case bson.TypeMinKey:
+		return 0
+	case bson.TypeNull, bson.TypeUndefined:
+		return 1
+	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128:
+		return 2
+	case bson.TypeString, bson.TypeSymbol:
+		return 3
+	case bson.TypeEmbeddedDocument:
+		return 4
+	case bson.TypeArray:
+		return 5
+	case bson.TypeBinary:
+		return 6
+	case bson.TypeObjectID:
+		return 7
+	case bson.TypeBoolean:
+		return 8
+	case bson.TypeDateTime:
+		return 9
+	case bson.TypeTimestamp:
+		return 10
+	case bson.TypeRegex:
+		return 11
+	case bson.TypeMaxKey:
+		return 13
+	}
+	return 12
 }
