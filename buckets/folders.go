@@ -147,7 +147,11 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 	}
 	now := time.Now()
 	from, skip := "", ""
-	var group []*File // the revisions of one name, for the lifecycle rules
+	// Files directly in the folder are passed on in groups of whole names,
+	// so that the revisions lifecycle rules hide are found with one query
+	// per group (dropHiddenRevisions), not one per name.
+	const groupFiles = 256
+	var group []*File
 	flush := func() error {
 		files, err := b.dropHiddenRevisions(ctx, group, now)
 		group = group[:0]
@@ -186,7 +190,7 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 				rest := strings.TrimPrefix(f.Filename, prefix)
 				i := strings.Index(rest, delimiter)
 				if i < 0 {
-					if len(group) > 0 && group[0].Filename != f.Filename {
+					if len(group) >= groupFiles && group[len(group)-1].Filename != f.Filename {
 						if err := flush(); err != nil {
 							return false, err
 						}

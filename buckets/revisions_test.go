@@ -164,4 +164,20 @@ func TestListingWithRevisionRulesQueriesOncePerPage(t *testing.T) {
 	if n := finds.Load(); n > 3 {
 		t.Errorf("a listing of 200 names sent %d find commands, want at most 3", n)
 	}
+	// A folder listing (S3's delimiter, WebDAV's PROPFIND) likewise.
+	finds.Store(0)
+	listed := 0
+	err = b.EachInFolder(ctx, "a/", "/", func(f *buckets.File, folder string) error {
+		listed++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed != 67 {
+		t.Errorf("folder a/ lists %d files, want 67", listed)
+	}
+	if n := finds.Load(); n > 3 {
+		t.Errorf("a folder listing of 67 names sent %d find commands, want at most 3", n)
+	}
 }
