@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,5 +254,84 @@ func TestKeepRevisions(t *testing.T) {
 	st, err := b.Stats(ctx)
 	if err != nil || st.Files != 2 || st.Bytes != 2 {
 		t.Errorf("Stats %+v, %v", st, err)
+	}
+}
+
+// TestTagRulesExpire: a rule with tags expires the files that carry all of
+// them, at once for every read and then for the sweeper, and follows a
+// file's tags as they change.
+func TestTagRulesExpire(t *testing.T) {
+	ctx := context.Background()
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	tom, huck := buckets.Tag{Key: "tom", Value: "sawyer"}, buckets.Tag{Key: "huck", Value: "finn"}
+	b, err := db.SetLifecycle(ctx, "fs", []buckets.Rule{{Prefix: "days1/", Tags: []buckets.Tag{tom, huck}, ExpireAfter: buckets.Age(time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]buckets.Tag{"days1/both": {huck, tom}, "days1/tom": {tom}, "days1/none": nil, "other/both": {tom, huck}}
+	ids := map[string]any{}
+	for name, tags := range files {
+		f, err := b.Upload(ctx, name, strings.NewReader(name), buckets.UploadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tags != nil {
+			if err := b.SetTags(ctx, f.ID, tags); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids[name] = f.ID
+	}
+	// Not yet an hour old: everything is there.
+	if got := names(t, b); len(got) != 4 {
+		t.Fatalf("listing %v, want 4 files", got)
+	}
+	later := func() time.Time { return time.Now().Add(2 * time.Hour) }
+	// The one a rule expires: x-amz-expiration names the rule for it only.
+	for name, id := range ids {
+		f, err := b.Stat(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rule, ok := b.S3Expiration(f)
+		if want := name == "days1/both"; ok != want || (ok && rule != b.Settings().Lifecycle[0].ID) {
+			t.Errorf("%s: S3Expiration rule %q, %v; want %v", name, rule, ok, want)
+		}
+	}
+	// Tagged like the rule asks, tom too expires.
+	if err := b.SetTags(ctx, ids["days1/tom"], []buckets.Tag{tom, huck}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.SweepExpired(ctx, buckets.SweepOptions{Now: later})
+	if err != nil || res.Files != 2 {
+		t.Fatalf("sweep %+v, %v; want 2 files", res, err)
+	}
+	for _, name := range []string{"days1/both", "days1/tom"} {
+		if n, _ := b.FilesCollection().CountDocuments(ctx, bson.D{{Key: "_id", Value: ids[name]}}); n != 0 {
+			t.Errorf("%s still stored after the sweep", name)
+		}
+	}
+	for _, name := range []string{"days1/none", "other/both"} {
+		if _, err := b.Stat(ctx, ids[name]); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A rule by date hides what it expires from listings at once.
+	past := time.Now().Add(-time.Hour)
+	if b, err = db.SetLifecycle(ctx, "fs", []buckets.Rule{{Tags: []buckets.Tag{tom}, ExpireDate: &past}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, b); len(got) != 1 || got[0] != "days1/none" {
+		t.Errorf("listing under a date rule with a tag: %v, want [days1/none]", got)
+	}
+	if st, err := b.Stats(ctx); err != nil || st.Files != 1 {
+		t.Errorf("Stats under a date rule with a tag: %+v, %v; want 1 file", st, err)
+	}
+	// Tags only filter expirations by age or date.
+	if _, err := db.SetLifecycle(ctx, "fs", []buckets.Rule{{Tags: []buckets.Tag{tom}, KeepRevisions: 2}}); !errors.Is(err, buckets.ErrInvalidLifecycle) {
+		t.Errorf("tags on a revision rule: %v", err)
+	}
+	if _, err := db.SetLifecycle(ctx, "fs", []buckets.Rule{{Tags: []buckets.Tag{{Key: "", Value: "x"}}, ExpireAfter: buckets.Age(time.Hour)}}); !errors.Is(err, buckets.ErrInvalidLifecycle) {
+		t.Errorf("an empty tag key: %v", err)
 	}
 }

@@ -26,7 +26,10 @@ const (
 )
 
 // Rule is one lifecycle rule of a bucket: what happens to the files whose
-// names start with Prefix ("" is every file). Each set action applies:
+// names start with Prefix ("" is every file) and, for the rules that
+// expire files by age or date, that carry every tag of Tags (S3's Filter
+// Tag and And Tags; a file's tags may change, and the rule follows). Each
+// set action applies:
 //
 //   - ExpireAfter: a file expires this long after its uploadDate;
 //   - ExpireDate: every file expires from that instant on (S3's
@@ -45,6 +48,9 @@ type Rule struct {
 	// ID names the rule; one is made up when it is empty.
 	ID     string `bson:"id" json:"id"`
 	Prefix string `bson:"prefix" json:"prefix"`
+	// Tags, when set, restrict ExpireAfter and ExpireDate to the files that
+	// carry each of them (key and value); other actions take no tags.
+	Tags []Tag `bson:"tags,omitempty" json:"tags,omitempty"`
 	// Disabled rules are kept but do nothing (S3's Status Disabled).
 	Disabled bool `bson:"disabled,omitempty" json:"disabled,omitempty"`
 
@@ -125,6 +131,13 @@ func CheckLifecycle(rules []Rule) error {
 			return bad("age over 100 years")
 		case r.KeepRevisions > 1_000_000:
 			return bad("keepRevisions over 1000000")
+		case len(r.Tags) > 0 && (r.revisions() || r.AbortUnfinishedAfter > 0):
+			return bad("tags filter the files expireAfter and expireDate expire, not revisions or unfinished uploads")
+		case len(r.Tags) > 0 && r.ExpireAfter == 0 && r.ExpireDate == nil:
+			return bad("tags without expireAfter or expireDate filter nothing")
+		}
+		if err := CheckTags(r.Tags, MaxBucketTags); err != nil {
+			return bad("%v", err)
 		}
 		if r.ExpireDate != nil {
 			at, err := clampExpiry(*r.ExpireDate)
@@ -174,8 +187,45 @@ func newRuleID(taken map[string]bool) string {
 	}
 }
 
-// matches reports whether r applies to the file named name.
+// matches reports whether r applies to the file named name, tags apart.
 func (r Rule) matches(name string) bool { return !r.Disabled && strings.HasPrefix(name, r.Prefix) }
+
+// matchesFile reports whether r applies to f: its name and its tags.
+func (r Rule) matchesFile(f *File) bool {
+	if !r.matches(f.Filename) {
+		return false
+	}
+	if len(r.Tags) == 0 {
+		return true
+	}
+	has := map[Tag]bool{}
+	for _, t := range f.Tags() {
+		has[t] = true
+	}
+	for _, t := range r.Tags {
+		if !has[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleFilter matches the files r applies to, ages apart: its prefix
+// (prefixFilter) and each of its tags; nil for every file.
+func ruleFilter(r Rule) bson.D {
+	f := prefixFilter(r.Prefix)
+	if len(r.Tags) > 0 {
+		// Elements equal to the documents gridfsd writes tags as (SetTags:
+		// key, then value): $all, which the embedded store matches as
+		// MongoDB does (it misses a document equal to an element).
+		tags := make(bson.A, len(r.Tags))
+		for i, t := range r.Tags {
+			tags[i] = bson.D{{Key: "key", Value: t.Key}, {Key: "value", Value: t.Value}}
+		}
+		f = append(f, bson.E{Key: FieldTags, Value: bson.D{{Key: "$all", Value: tags}}})
+	}
+	return f
+}
 
 // prefixFilter matches the filenames that start with r.Prefix, or nil for
 // every file (prefixRange).
@@ -222,11 +272,11 @@ func (b *Bucket) expiredClauses(now time.Time) bson.A {
 		}
 		switch {
 		case r.ExpireAfter > 0:
-			c := prefixFilter(r.Prefix)
+			c := ruleFilter(r)
 			c = append(c, bson.E{Key: "uploadDate", Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(now.Add(-b.scaled(r.ExpireAfter)))}}})
 			or = append(or, c)
 		case r.ExpireDate != nil && !r.ExpireDate.After(now):
-			c := prefixFilter(r.Prefix)
+			c := ruleFilter(r)
 			if c == nil {
 				// Every file: $nor of an empty document would match none.
 				c = bson.D{{Key: "_id", Value: bson.D{{Key: "$exists", Value: true}}}}
@@ -248,7 +298,7 @@ func (b *Bucket) live(filter bson.D, now time.Time) bson.D {
 func (b *Bucket) ExpiresAt(f *File) (time.Time, string) {
 	at, rule := f.ExpireAt, ""
 	for _, r := range b.settings.Lifecycle {
-		if !r.matches(f.Filename) {
+		if !r.matchesFile(f) {
 			continue
 		}
 		var t time.Time
@@ -273,7 +323,7 @@ func (b *Bucket) ExpiresAt(f *File) (time.Time, string) {
 // UTC), and that rule's ID; ok is false when no such rule applies.
 func (b *Bucket) S3Expiration(f *File) (at time.Time, ruleID string, ok bool) {
 	for _, r := range b.settings.Lifecycle {
-		if !r.matches(f.Filename) {
+		if !r.matchesFile(f) {
 			continue
 		}
 		var t time.Time

@@ -332,13 +332,13 @@ func (b *Bucket) expiredBatch(ctx context.Context, now time.Time, n int) ([]cand
 		switch {
 		case r.ExpireAfter > 0:
 			age := b.scaled(r.ExpireAfter)
-			filter = append(prefixFilter(r.Prefix), bson.E{Key: "uploadDate", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: bson.NewDateTimeFromTime(now.Add(-age))}}})
+			filter = append(ruleFilter(r), bson.E{Key: "uploadDate", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: bson.NewDateTimeFromTime(now.Add(-age))}}})
 			at = func(raw bson.Raw) time.Time {
 				dt, _ := raw.Lookup("uploadDate").DateTimeOK()
 				return time.UnixMilli(dt).Add(age)
 			}
 		case r.ExpireDate != nil && !r.ExpireDate.After(now):
-			filter = prefixFilter(r.Prefix)
+			filter = ruleFilter(r)
 			if filter == nil {
 				filter = bson.D{}
 			}
