@@ -31,14 +31,25 @@ import (
 
 // Defaults of a sweep.
 const (
-	DefaultSweepBatch    = 100
-	DefaultSweepLeaseTTL = 30 * time.Second
+	DefaultSweepBatch      = 100
+	DefaultSweepBatchBytes = 16 << 20
+	DefaultSweepLeaseTTL   = 30 * time.Second
+	DefaultSweepRest       = 0.5
 )
 
 // SweepOptions tune SweepExpired; the zero value is the defaults.
 type SweepOptions struct {
 	// Batch is how many files a query finds and a lease renewal covers.
 	Batch int
+	// BatchBytes bounds the bytes of the files one batch removes (a batch
+	// holds at least one file): the chunks of a batch go in one delete,
+	// on the embedded store one write transaction, which readers of the
+	// same bucket wait behind.
+	BatchBytes int64
+	// Rest is how long the sweeper pauses after each batch, as a fraction
+	// of the time the batch took, so that readers get the store between
+	// batches; negative: no pause.
+	Rest float64
 	// LeaseTTL is how long a sweeper that died holding a bucket's lease
 	// keeps the others out.
 	LeaseTTL time.Duration
@@ -140,8 +151,14 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultSweepBatch
 	}
+	if opts.BatchBytes <= 0 {
+		opts.BatchBytes = DefaultSweepBatchBytes
+	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = DefaultSweepLeaseTTL
+	}
+	if opts.Rest == 0 {
+		opts.Rest = DefaultSweepRest
 	}
 	clock := opts.Now
 	if clock == nil {
@@ -170,7 +187,7 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 		return res, err
 	}
 	for {
-		now := clock()
+		now, started := clock(), time.Now()
 		batch, err := b.expiredBatch(ctx, now, opts.Batch)
 		if err != nil {
 			return res, err
@@ -178,6 +195,7 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 		if len(batch) == 0 {
 			break
 		}
+		batch = byBytes(batch, opts.BatchBytes)
 		ids := make(bson.A, len(batch))
 		for i, c := range batch {
 			ids[i] = c.id
@@ -203,10 +221,30 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 			// whose rule changed): the next query finds the same.
 			break
 		}
+		if opts.Rest > 0 {
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(time.Duration(opts.Rest * float64(time.Since(started)))):
+			}
+		}
 	}
 	n, err := b.abortUnfinished(ctx, clock())
 	res.Uploads = n
 	return res, err
+}
+
+// byBytes returns the longest start of batch whose lengths add up to at
+// most limit, and at least its first file.
+func byBytes(batch []candidate, limit int64) []candidate {
+	var sum int64
+	for i, c := range batch {
+		sum += c.length
+		if i > 0 && sum > limit {
+			return batch[:i]
+		}
+	}
+	return batch
 }
 
 // removeBatch removes the files of batch that are still expired at now

@@ -115,3 +115,57 @@ func TestSweepQueriesUseIndexes(t *testing.T) {
 		t.Errorf("recorded %d queries of the bucket, want at least 6 (finds by expireAt and uploadDate, deletes of files and chunks)", checked)
 	}
 }
+
+// TestSweepBatchesBoundedByBytes: a batch's chunks go in one delete, so a
+// batch holds at most BatchBytes of files (and at least one file, however
+// large).
+func TestSweepBatchesBoundedByBytes(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var perDelete []int
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if coll, _ := e.Command.Lookup("delete").StringValueOK(); e.CommandName != "delete" || coll != "fs.chunks" {
+			return
+		}
+		arr, _ := e.Command.Lookup("deletes").ArrayOK()
+		vals, _ := arr.Values()
+		for _, v := range vals {
+			in, _ := v.Document().Lookup("q", "files_id", "$in").ArrayOK()
+			ids, _ := in.Values()
+			mu.Lock()
+			perDelete = append(perDelete, len(ids))
+			mu.Unlock()
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	b, err := buckets.NewDB(client.Database(storetest.MustOpenDB(t).Name())).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, size := range []int{100, 100, 100, 100, 400, 100} {
+		if _, err := b.Upload(ctx, "f", bytes.NewReader(make([]byte, size)), buckets.UploadOptions{ChunkSize: 64, ExpireAt: time.Now().Add(-time.Duration(10-i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := b.SweepExpired(ctx, buckets.SweepOptions{BatchBytes: 250, Rest: -1})
+	if err != nil || res.Files != 6 {
+		t.Fatalf("sweep %+v, %v; want 6 files", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// At most two files of 100 bytes a batch, the one of 400 alone.
+	total := 0
+	for _, n := range perDelete {
+		total += n
+		if n > 2 {
+			t.Errorf("a delete of chunks for %d files (%v); at most 2 fit in 250 bytes", n, perDelete)
+		}
+	}
+	if total != 6 || len(perDelete) < 4 {
+		t.Errorf("files per delete of chunks %v, want 6 files in at least 4 deletes", perDelete)
+	}
+}

@@ -130,7 +130,8 @@ func (a *app) bucketsLifecycleCommand() *cobra.Command {
 		Short: "Print a bucket's lifecycle rules as JSON, or replace them with --set, or remove them with --clear",
 		Long: `Print a bucket's lifecycle rules as JSON, or replace them with --set, or remove them with --clear.
 A rule: {"id": "tmp", "prefix": "tmp/", "expireAfter": "30d", "expireDate": "2030-01-01T00:00:00Z",
-"keepRevisions": 3, "expireOldRevisionsAfter": "7d", "abortUnfinishedAfter": "1d", "disabled": false}
+"keepRevisions": 3, "expireOldRevisionsAfter": "7d", "abortUnfinishedAfter": "1d", "disabled": false};
+"tags": [{"key": "k", "value": "v"}] restricts expireAfter and expireDate to files carrying them
 (docs/API.md, "Expiry and lifecycle"). Files a rule expires are invisible through gridfsd at once;
 the sweeper of a running gateway removes them, and until then other GridFS tools still see them.`,
 		Args: argsBetween(1, 1),

@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,12 +97,16 @@ func (b *bench) expirySweep(ctx context.Context, data *pattern, _ *gateway) erro
 		}
 		return time.Since(start), err
 	}
-	p99 := func(lat []time.Duration) float64 {
+	pct := func(lat []time.Duration, q float64) float64 {
 		if len(lat) == 0 {
 			return 0
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		return ms(lat[int(0.99*float64(len(lat)-1))])
+		return ms(lat[int(q*float64(len(lat)-1))])
+	}
+	p99 := func(lat []time.Duration) float64 { return pct(lat, 0.99) }
+	spread := func(lat []time.Duration) string {
+		return fmt.Sprintf("p50 %.1f, p90 %.1f, max %.1f ms", pct(lat, 0.5), pct(lat, 0.9), pct(lat, 1))
 	}
 	var idle []time.Duration
 	for i := range 300 {
@@ -132,7 +138,7 @@ func (b *bench) expirySweep(ctx context.Context, data *pattern, _ *gateway) erro
 		}
 	}()
 	start := time.Now()
-	res, err := bk.SweepExpired(ctx, buckets.SweepOptions{})
+	res, err := bk.SweepExpired(ctx, buckets.SweepOptions{Batch: b.s.expiryBatch, BatchBytes: b.s.expiryBatchBytes, Rest: b.s.expiryRest})
 	elapsed := time.Since(start)
 	close(stop)
 	<-readerDone
@@ -160,11 +166,61 @@ func (b *bench) expirySweep(ctx context.Context, data *pattern, _ *gateway) erro
 	b.add(expiryGroup, "bytes swept per second", "MB/s", []float64{mbps(res.Bytes, elapsed)}, "")
 	b.add(expiryGroup, "orphaned chunks left", "count", []float64{float64(orphanChunks)}, targetSweepOrphan)
 	idleP99, duringP99 := p99(idle), p99(during)
-	b.add(expiryGroup, "reads of live files, idle: p99", "ms", []float64{idleP99}, fmt.Sprintf("%d GETs of 256 KiB", len(idle)))
+	b.add(expiryGroup, "reads of live files, idle: p99", "ms", []float64{idleP99}, fmt.Sprintf("%d GETs of 256 KiB; %s", len(idle), spread(idle)))
 	ratio := 0.0
 	if idleP99 > 0 {
 		ratio = duringP99 / idleP99
 	}
-	b.add(expiryGroup, "reads of live files, during the sweep: p99", "ms", []float64{duringP99}, fmt.Sprintf("%d GETs, %.2fx idle (%s), %d errors", len(during), ratio, targetSweepP99, readErrs))
+	b.add(expiryGroup, "reads of live files, during the sweep: p99", "ms", []float64{duringP99}, fmt.Sprintf("%d GETs, %.2fx idle (%s), %d errors; %s", len(during), ratio, targetSweepP99, readErrs, spread(during)))
+	return b.revisionStats(ctx, gw, bk, n)
+}
+
+// revisionStats times GET /buckets (every bucket's file count and bytes)
+// through gw when bk holds n more files documents, names of one to three
+// revisions, without lifecycle rules and then with a rule keeping one
+// revision of each name, which the statistics must apply name by name.
+// The documents are written directly (length 0, so no chunks): the
+// statistics read files documents only.
+func (b *bench) revisionStats(ctx context.Context, gw *gateway, bk *buckets.Bucket, n int) error {
+	rng := rand.New(rand.NewPCG(26, 26))
+	base := time.Now().Add(-time.Hour)
+	var docs []any
+	names := 0
+	for i := 0; i < n; names++ {
+		for r := 0; r < 1+rng.IntN(3) && i < n; r++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "filename", Value: fmt.Sprintf("rev/%05d", names)},
+				{Key: "length", Value: int64(0)}, {Key: "chunkSize", Value: int32(255 << 10)}, {Key: "uploadDate", Value: base.Add(time.Duration(i) * time.Millisecond)}})
+			i++
+		}
+	}
+	for len(docs) > 0 {
+		part := docs[:min(1000, len(docs))]
+		docs = docs[len(part):]
+		if _, err := bk.FilesCollection().InsertMany(ctx, part); err != nil {
+			return err
+		}
+	}
+	timeStats := func() ([]float64, error) {
+		return b.repeat(func(int) (float64, error) {
+			start := time.Now()
+			err := gw.send(ctx, http.MethodGet, gw.base+"/buckets", nil, 0, nil)
+			return ms(time.Since(start)), err
+		})
+	}
+	plain, err := timeStats()
+	if err != nil {
+		return err
+	}
+	rule := `{"lifecycle": [{"keepRevisions": 1}]}`
+	if err := gw.send(ctx, http.MethodPut, gw.base+"/buckets/"+bucketName, strings.NewReader(rule), int64(len(rule)), nil); err != nil {
+		return err
+	}
+	kept, err := timeStats()
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("GET /buckets, %d files documents of %d names", n+32, names+32)
+	b.add(expiryGroup, "bucket statistics, no rule", "ms", plain, note)
+	b.add(expiryGroup, "bucket statistics, keepRevisions 1", "ms", kept, note)
 	return nil
 }

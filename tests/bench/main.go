@@ -61,6 +61,10 @@ type settings struct {
 	embedded       bool // the embedded store, in a process of its own
 	storePID       int  // that process, for its CPU rows
 	expiryFiles    int  // expired files of the expiry group
+	// the expiry group's sweep options (zero: the sweeper's defaults)
+	expiryBatch      int
+	expiryBatchBytes int64
+	expiryRest       float64
 	// the tus group
 	tusSize    int64
 	tusPatch   int64
@@ -82,7 +86,7 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusPatch, tusEach string
+	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusPatch, tusEach, expiryBatchBytes string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
@@ -106,6 +110,9 @@ func run(args []string, out io.Writer) error {
 	flag.StringVar(&footprintLarge, "footprint-large", "1GiB", "bytes stored in files of --store-file by the embedded footprint group")
 	flag.IntVar(&s.footprintSmall, "footprint-small", 10_000, "files of 4-64 KiB stored by the embedded footprint group")
 	flag.IntVar(&s.expiryFiles, "expiry-files", 10000, "expired files (1 KiB to 1 MiB) the expiry group sweeps")
+	flag.IntVar(&s.expiryBatch, "expiry-batch", 0, "files per batch of the expiry group's sweep (0: the sweeper's default)")
+	flag.Float64Var(&s.expiryRest, "expiry-rest", 0, "the expiry group's sweeper pause after each batch, as a fraction of the batch's time (0: the sweeper's default, negative: none)")
+	flag.StringVar(&expiryBatchBytes, "expiry-batch-bytes", "0", "bytes per batch of the expiry group's sweep (0: the sweeper's default)")
 	flag.IntVar(&s.viewersSmall, "viewers-small", 200, "clients of the viewers group's second step, 5 MB each of a 20 MB file at 1 MB/s (0: skip it)")
 	flag.StringVar(&tusSize, "tus-size", "1GiB", "file size of the tus group's throughput and memory rows")
 	flag.StringVar(&tusPatch, "tus-patch", "8MiB", "PATCH size of the tus group's throughput and memory rows")
@@ -123,7 +130,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusPatch, tusPatch}, {&s.tusEach, tusEach}} {
+	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusPatch, tusPatch}, {&s.tusEach, tusEach}, {&s.expiryBatchBytes, expiryBatchBytes}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
