@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/errstatus"
 	"golang.org/x/net/webdav"
 )
 
@@ -30,7 +30,10 @@ var (
 // golang.org/x/net/webdav chose (it answers most failures of a file system
 // with 403, 405 or 500), and whether the error is the gateway's own fault,
 // to be logged. A status of 0 leaves webdav's choice: it knows when a
-// missing file is a 404 and when a missing parent is a 409.
+// missing file is a 404 and when a missing parent is a 409. The errors of
+// buckets and auth have the statuses of every door (errstatus), but for
+// what a file manager deletes or moves: a bucket that is not empty is
+// refused (403), as a folder too large to move is.
 func classify(ctx context.Context, err error) (status int, internal bool) {
 	var ae authError
 	switch {
@@ -38,41 +41,31 @@ func classify(ctx context.Context, err error) (status int, internal bool) {
 		return 0, false
 	case errors.As(err, &ae):
 		return ae.status, false
-	case errors.Is(err, auth.ErrUnauthenticated):
-		return http.StatusUnauthorized, false
-	case errors.Is(err, auth.ErrForbidden), errors.Is(err, errForbidden), errors.Is(err, buckets.ErrTooManyFiles),
-		errors.Is(err, buckets.ErrBucketNotEmpty), errors.Is(err, errFiniteDepth):
+	case errors.Is(err, errForbidden), errors.Is(err, errFiniteDepth), errors.Is(err, buckets.ErrBucketNotEmpty):
 		return http.StatusForbidden, false
-	case errors.Is(err, buckets.ErrInvalidBucketName), errors.Is(err, buckets.ErrInvalidFilename),
-		errors.Is(err, buckets.ErrInvalidMetadata), errors.Is(err, buckets.ErrInvalidChunkSize),
-		errors.Is(err, buckets.ErrInvalidQuery), errors.Is(err, errBadRequest), errors.Is(err, errIncompleteBody):
+	case errors.Is(err, errBadRequest), errors.Is(err, errIncompleteBody):
 		return http.StatusBadRequest, false
-	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks), errors.Is(err, errTooLarge):
+	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, false
-	case errors.Is(err, buckets.ErrInsufficientStorage):
-		// RFC 4918 11.5: the server cannot store the representation.
-		return http.StatusInsufficientStorage, false
 	case errors.Is(err, errLocked):
 		return webdav.StatusLocked, false
-	case errors.Is(err, buckets.ErrPreconditionFailed), errors.Is(err, errPrecondition):
+	case errors.Is(err, errPrecondition):
 		return http.StatusPreconditionFailed, false
-	case errors.Is(err, errConflict), errors.Is(err, buckets.ErrFileExists):
+	case errors.Is(err, errConflict):
 		return http.StatusConflict, false
 	case errors.Is(err, errNotAllowed):
 		return http.StatusMethodNotAllowed, false
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrExist):
 		return 0, false
-	case errors.Is(err, buckets.ErrFileNotFound), errors.Is(err, buckets.ErrBucketNotFound):
-		return http.StatusNotFound, false
-	case errors.Is(err, buckets.ErrBusy):
-		return http.StatusServiceUnavailable, false
+	}
+	c, ok := errstatus.Of(err)
+	switch {
+	case ok && !c.Internal:
+		return c.Status, false
 	case buckets.ClientGone(ctx, err):
 		return http.StatusServiceUnavailable, false // nobody reads it
-	case errors.Is(err, buckets.ErrChunksLost), buckets.StoreUnavailable(err), errors.Is(err, context.DeadlineExceeded):
-		return http.StatusServiceUnavailable, true
-	}
-	if _, ok := buckets.RefusedDocument(err); ok {
-		return http.StatusBadRequest, false
+	case ok:
+		return c.Status, true
 	}
 	return http.StatusInternalServerError, true
 }

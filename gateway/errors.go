@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/errstatus"
 	"github.com/labstack/echo/v4"
 )
 
@@ -47,69 +47,32 @@ type errorDetail struct {
 	Message string `json:"message"`
 }
 
-// classify maps an error to its HTTP status and stable code. Sentinels come
-// first: a wrapped store error never wraps one of them.
+// classify maps an error to its HTTP status and stable code: the
+// gateway's own errors, then buckets' and auth's as every door maps them
+// (errstatus), then what echo and the connection say.
 func classify(err error) (status int, code string) {
-	var he *echo.HTTPError
 	switch {
-	case errors.Is(err, auth.ErrUnauthenticated):
-		return http.StatusUnauthorized, "unauthenticated"
-	case errors.Is(err, auth.ErrForbidden):
-		return http.StatusForbidden, "forbidden"
 	case errors.Is(err, errSigningDisabled):
 		return http.StatusNotFound, "signing_disabled"
-	case errors.Is(err, buckets.ErrBusy):
-		return http.StatusServiceUnavailable, "too_many_uploads"
 	case errors.Is(err, errTimeout):
 		return http.StatusServiceUnavailable, "timeout"
-	case errors.Is(err, buckets.ErrInsufficientStorage):
-		// Before the store's other failures: a full disk is neither an
-		// outage nor an internal error, and retrying soon does not help.
-		return http.StatusInsufficientStorage, "insufficient_storage"
-	case errors.Is(err, buckets.ErrInvalidBucketName):
-		return http.StatusBadRequest, "invalid_bucket_name"
-	case errors.Is(err, buckets.ErrInvalidFilename):
-		return http.StatusBadRequest, "invalid_filename"
-	case errors.Is(err, buckets.ErrInvalidID):
-		return http.StatusBadRequest, "invalid_id"
-	case errors.Is(err, buckets.ErrInvalidMetadata):
-		return http.StatusBadRequest, "invalid_metadata"
-	case errors.Is(err, buckets.ErrInvalidChunkSize):
-		return http.StatusBadRequest, "invalid_chunk_size"
-	case errors.Is(err, buckets.ErrInvalidQuery):
-		return http.StatusBadRequest, "invalid_query"
-	case errors.Is(err, buckets.ErrInvalidExpiry):
-		return http.StatusBadRequest, "invalid_expiry"
-	case errors.Is(err, buckets.ErrInvalidLifecycle):
-		return http.StatusBadRequest, "invalid_lifecycle"
 	case errors.Is(err, errDigestMismatch):
 		return http.StatusBadRequest, "digest_mismatch"
 	case errors.Is(err, errIncompleteBody):
 		return http.StatusBadRequest, "incomplete_body"
+	}
+	// The sentinels before errBadRequest: buckets' refusals of a bad
+	// parameter wrap it with the reason, and say more.
+	if c, ok := errstatus.Of(err); ok {
+		return c.Status, c.Code
+	}
+	var he *echo.HTTPError
+	switch {
 	case errors.Is(err, errBadRequest):
 		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, buckets.ErrPreconditionFailed):
-		// Before not-found: a conditional write that lost a race is 412.
-		return http.StatusPreconditionFailed, "precondition_failed"
-	case errors.Is(err, buckets.ErrChunksLost):
-		return http.StatusServiceUnavailable, "upload_interrupted"
-	case errors.Is(err, buckets.ErrFileNotFound):
-		return http.StatusNotFound, "file_not_found"
-	case errors.Is(err, buckets.ErrRevisionNotFound):
-		return http.StatusNotFound, "revision_not_found"
-	case errors.Is(err, buckets.ErrBucketNotFound):
-		return http.StatusNotFound, "bucket_not_found"
-	case errors.Is(err, buckets.ErrFileExists):
-		return http.StatusConflict, "file_exists"
-	case errors.Is(err, buckets.ErrBucketNotEmpty):
-		return http.StatusConflict, "bucket_not_empty"
-	case errors.Is(err, buckets.ErrTooLarge), errors.Is(err, buckets.ErrTooManyChunks):
-		return http.StatusRequestEntityTooLarge, "too_large"
-	case refusedByStore(err):
-		return http.StatusBadRequest, "refused_by_store"
 	case errors.As(err, &he):
 		return he.Code, strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
-	case storeUnavailable(err):
+	case errors.Is(err, errUnavailable):
 		return http.StatusServiceUnavailable, "store_unavailable"
 	case errors.Is(err, context.Canceled):
 		// The client went away, or the server is cutting requests at the
@@ -117,22 +80,6 @@ func classify(err error) (status int, code string) {
 		return http.StatusServiceUnavailable, "canceled"
 	}
 	return http.StatusInternalServerError, "internal"
-}
-
-// refusedByStore reports whether the store refused a document for what it
-// holds: the client's request, which no retry helps (see
-// buckets.RefusedDocument).
-func refusedByStore(err error) bool {
-	_, ok := buckets.RefusedDocument(err)
-	return ok
-}
-
-// storeUnavailable reports whether err means MongoDB could not be reached,
-// as opposed to MongoDB refusing the operation.
-func storeUnavailable(err error) bool {
-	return errors.Is(err, errUnavailable) ||
-		buckets.StoreUnavailable(err) ||
-		errors.Is(err, context.DeadlineExceeded)
 }
 
 // statusClientClosed is nginx's status for a request whose client closed the
