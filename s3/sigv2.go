@@ -106,6 +106,11 @@ func verifySignatureV2(r *http.Request, keys secrets, now time.Time, vhostBucket
 	if raw != paths[0] {
 		paths = append(paths, raw)
 	}
+	// A bucket's resource is "/<bucket>/" (botocore's HmacV1Auth signs it
+	// so) while the URL may be "/<bucket>".
+	if vhostBucket == "" && len(raw) > 1 && !strings.Contains(raw[1:], "/") {
+		paths = append(paths, raw+"/")
+	}
 	for _, p := range paths {
 		if vhostBucket != "" {
 			p = "/" + vhostBucket + p
