@@ -72,6 +72,9 @@ func parsePostPolicy(b64 string, now time.Time) (*postPolicy, error) {
 	for _, c := range conds {
 		var m map[string]string
 		if json.Unmarshal(c, &m) == nil {
+			if len(m) == 0 {
+				return nil, errorf(ErrInvalidPolicyDocument, "Invalid Policy: an empty condition")
+			}
 			for k, v := range m {
 				p.conditions = append(p.conditions, postCondition{"eq", strings.ToLower(k), v})
 			}
@@ -106,13 +109,15 @@ func parsePostPolicy(b64 string, now time.Time) (*postPolicy, error) {
 	return p, nil
 }
 
-// postExempt are the form fields a policy need not cover.
+// postExempt are the form fields a policy need not cover: the signature's
+// own, x-ignore-*, and the x-amz-checksum-* of the file (a checksum only
+// narrows what is accepted: the content must match it).
 func postExempt(field string) bool {
 	switch field {
 	case "file", "policy", "signature", "awsaccesskeyid", "x-amz-signature":
 		return true
 	}
-	return strings.HasPrefix(field, "x-ignore-")
+	return strings.HasPrefix(field, "x-ignore-") || strings.HasPrefix(field, checksumHdrPref)
 }
 
 // check verifies the form's fields against the policy's conditions: each

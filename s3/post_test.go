@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -71,6 +72,8 @@ func TestPresignedPost(t *testing.T) {
 	}
 
 	expired, expiredSig := signedPolicy(testSecret, time.Now().Add(-time.Minute), conds...)
+	empty, emptySig := signedPolicy(testSecret, later, append(conds, map[string]string{})...)
+	sumX := sha256.Sum256([]byte("x"))
 	for _, tc := range []struct {
 		name   string
 		fields [][2]string
@@ -83,6 +86,11 @@ func TestPresignedPost(t *testing.T) {
 		{"condition failed", append(form(), [2]string{"x-amz-meta-owner", "bob"}), "x", 403},
 		{"field the policy does not cover", append(form(), [2]string{"x-amz-meta-extra", "1"}), "x", 403},
 		{"ignored field", append(form(), [2]string{"x-ignore-me", "1"}), "x", 201},
+		// A checksum field need not be covered: it only narrows what is
+		// accepted (s3-tests' test_post_object_upload_checksum).
+		{"checksum the policy does not name", append(form(), [2]string{"x-amz-checksum-sha256", base64.StdEncoding.EncodeToString(sumX[:])}), "x", 201},
+		{"wrong checksum", append(form(), [2]string{"x-amz-checksum-sha256", base64.StdEncoding.EncodeToString(sumX[:])}), "y", 400},
+		{"empty condition", append(form(), [2]string{"policy", empty}, [2]string{"signature", emptySig}), "x", 400},
 		{"wrong signature", append(form(), [2]string{"signature", base64.StdEncoding.EncodeToString([]byte("01234567890123456789"))}), "x", 403},
 		{"unknown key", append(form(), [2]string{"AWSAccessKeyId", "nobody"}), "x", 403},
 		{"expired policy", append(form(), [2]string{"policy", expired}, [2]string{"signature", expiredSig}), "x", 403},
