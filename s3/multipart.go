@@ -48,9 +48,18 @@ func (s *Server) createMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	tags, err := headerTags(r.Header)
+	if err != nil {
+		return err
+	}
 	mu, err := b.CreateMultipart(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type")})
 	if err != nil {
 		return err
+	}
+	if len(tags) > 0 {
+		if err := b.SetMultipartField(ctx, mu.ID, multipartTagsField, tags); err != nil {
+			return err
+		}
 	}
 	if mc != nil {
 		if err := b.SetMultipartField(ctx, mu.ID, "checksum", mc); err != nil {
@@ -144,6 +153,10 @@ func (s *Server) completeMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	tags, err := multipartTags(ctx, b, mu.ID)
+	if err != nil {
+		return err
+	}
 	// CompleteMultipartIf checks the conditions under the name's lease
 	// before any chunk moves.
 	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
@@ -155,6 +168,11 @@ func (s *Server) completeMultipart(req *request) error {
 	}
 	if err := b.SetFileField(ctx, f.ID, fieldS3Parts, parts); err != nil {
 		return err
+	}
+	if len(tags) > 0 {
+		if err := b.SetTags(ctx, f.ID, tags); err != nil {
+			return err
+		}
 	}
 	if sum != nil {
 		if err := b.SetFileField(ctx, f.ID, buckets.FieldS3Checksum, sum); err != nil {

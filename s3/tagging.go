@@ -1,11 +1,13 @@
 package s3
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gridfsd/gridfsd/buckets"
 )
@@ -60,23 +62,41 @@ func (s *Server) readTagging(req *request, max int) ([]buckets.Tag, error) {
 	return tags, tagError(buckets.CheckTags(tags, max))
 }
 
-// headerTags parses x-amz-tagging ("k1=v1&k2=v2", URL-encoded).
+// headerTags parses x-amz-tagging ("k1=v1&k2=v2", URL-encoded), keeping
+// the order given.
 func headerTags(h http.Header) ([]buckets.Tag, error) {
 	v := h.Get("X-Amz-Tagging")
 	if v == "" {
 		return nil, nil
 	}
-	q, err := url.ParseQuery(v)
-	if err != nil {
-		return nil, errorf(ErrInvalidArgument, "x-amz-tagging is not URL-encoded key=value pairs")
-	}
 	var tags []buckets.Tag
-	for k, vs := range q {
-		for _, val := range vs {
-			tags = append(tags, buckets.Tag{Key: k, Value: val})
+	for _, pair := range strings.Split(v, "&") {
+		if pair == "" {
+			continue
 		}
+		k, val, _ := strings.Cut(pair, "=")
+		k, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(val)
+		if err1 != nil || err2 != nil {
+			return nil, errorf(ErrInvalidArgument, "x-amz-tagging is not URL-encoded key=value pairs")
+		}
+		tags = append(tags, buckets.Tag{Key: k, Value: val})
 	}
 	return tags, tagError(buckets.CheckTags(tags, buckets.MaxFileTags))
+}
+
+// multipartTagsField is where CreateMultipartUpload keeps its
+// x-amz-tagging until Complete gives them to the object.
+const multipartTagsField = "tags"
+
+// multipartTags returns the tags CreateMultipartUpload kept for upload id.
+func multipartTags(ctx context.Context, b *buckets.Bucket, id string) ([]buckets.Tag, error) {
+	raw, err := b.MultipartField(ctx, id, multipartTagsField)
+	if err != nil || raw.Type == 0 {
+		return nil, err
+	}
+	var tags []buckets.Tag
+	return tags, raw.Unmarshal(&tags)
 }
 
 func (s *Server) getObjectTagging(req *request) error {
