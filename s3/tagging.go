@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -41,11 +42,14 @@ func tagError(err error) error {
 	return err
 }
 
+// toTagging answers a tag set sorted by key: a set has no order, and
+// clients compare lists (as RGW, which keeps tags in a sorted map).
 func toTagging(tags []buckets.Tag) tagging {
 	t := tagging{Xmlns: xmlns, TagSet: []tagXML{}}
 	for _, tag := range tags {
 		t.TagSet = append(t.TagSet, tagXML(tag))
 	}
+	sort.SliceStable(t.TagSet, func(i, j int) bool { return t.TagSet[i].Key < t.TagSet[j].Key })
 	return t
 }
 
