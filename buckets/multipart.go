@@ -288,40 +288,47 @@ func (p *PartUpload) Commit() (*Part, error) {
 	if err := p.w.Close(); err != nil {
 		return nil, fmt.Errorf("upload part %d: %w", p.number, full(err))
 	}
-	ctx := context.WithoutCancel(p.ctx)
 	part := &Part{
 		Key: partKey(p.upload, p.number), Upload: p.upload, Bucket: p.b.name, Number: p.number,
 		FilesID: p.id, Size: p.w.Length(), MD5: hex.EncodeToString(p.md5.Sum(nil)),
 		Uploaded: time.Now().UTC().Truncate(time.Millisecond),
 	}
+	return p.b.recordPart(context.WithoutCancel(p.ctx), part)
+}
+
+// recordPart records part, whose chunks are stored, as its upload's part
+// of its number, replacing an earlier one (whose chunks it removes). It
+// returns ErrUploadNotFound when the upload was completed or aborted
+// meanwhile; then nothing of the part remains.
+func (b *Bucket) recordPart(ctx context.Context, part *Part) (*Part, error) {
 	fail := func(err error) (*Part, error) {
-		p.b.removeChunksOf(ctx, p.id)
+		b.removeChunksOf(ctx, part.FilesID)
 		return nil, err
 	}
-	mu, err := p.b.Multipart(ctx, p.upload)
+	mu, err := b.Multipart(ctx, part.Upload)
 	if err != nil {
 		return fail(err)
 	}
 	if mu.completing(time.Now()) {
-		return fail(fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, p.number, p.upload))
+		return fail(fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, part.Number, part.Upload))
 	}
 	var old Part
-	err = p.b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
+	err = b.parts().FindOneAndReplace(ctx, bson.D{{Key: "_id", Value: part.Key}}, part,
 		options.FindOneAndReplace().SetUpsert(true).SetReturnDocument(options.Before)).Decode(&old)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return fail(fmt.Errorf("record part %d: %w", p.number, full(err)))
+		return fail(fmt.Errorf("record part %d: %w", part.Number, full(err)))
 	}
 	replaced := err == nil
 	// Read again after the record changed: a Complete marks the upload
 	// before it reads the parts, so if none is marked now, none has read
 	// the old record, and its chunks may go.
-	mu, err = p.b.Multipart(ctx, p.upload)
+	mu, err = b.Multipart(ctx, part.Upload)
 	switch {
 	case errors.Is(err, ErrUploadNotFound):
 		// An Abort that ran while this part streamed has removed the
 		// other parts; this one must go too. (After a Complete that used
 		// this record, its chunks have moved: nothing of them goes.)
-		p.b.parts().DeleteOne(ctx, bson.D{{Key: "_id", Value: part.Key}, {Key: "filesId", Value: p.id}})
+		b.parts().DeleteOne(ctx, bson.D{{Key: "_id", Value: part.Key}, {Key: "filesId", Value: part.FilesID}})
 		return fail(err)
 	case err != nil:
 		return nil, err // both records' chunks stay; the sweepers decide
@@ -329,10 +336,10 @@ func (p *PartUpload) Commit() (*Part, error) {
 		// A Complete started meanwhile and may use either record: remove
 		// neither's chunks. The one it does not use is no part any more,
 		// and the orphan sweeper removes it.
-		return nil, fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, p.number, p.upload)
+		return nil, fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, part.Number, part.Upload)
 	}
 	if replaced {
-		p.b.removeChunksOf(ctx, old.FilesID)
+		b.removeChunksOf(ctx, old.FilesID)
 	}
 	return part, nil
 }

@@ -3,6 +3,7 @@ package s3
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -248,28 +249,12 @@ func (s *Server) uploadPartCopy(req *request) error {
 		}
 		start, length = rng.start, rng.length
 	}
-	dl, err := sb.Open(ctx, f)
-	if err != nil {
-		return err
+	// A chunk-aligned range is copied chunk document by chunk document
+	// (buckets.CopyPart); any other is streamed through a part upload.
+	part, err := b.CopyPart(ctx, mu.ID, n, sb, f, start, length)
+	if errors.Is(err, buckets.ErrNotAligned) {
+		part, err = streamPart(ctx, b, mu.ID, n, sb, f, start, length)
 	}
-	defer dl.Close()
-	if _, err := dl.Seek(start, io.SeekStart); err != nil {
-		return err
-	}
-	dl.Expect(start, start+length)
-	pu, err := b.OpenPart(ctx, mu.ID, n)
-	if err != nil {
-		return err
-	}
-	if _, err := pu.ReadFrom(io.LimitReader(dl, length)); err != nil {
-		pu.Abort()
-		return err
-	}
-	if pu.Length() != length {
-		pu.Abort()
-		return errorf(ErrInternal, "the source ended early")
-	}
-	part, err := pu.Commit()
 	if err != nil {
 		return err
 	}
@@ -277,4 +262,31 @@ func (s *Server) uploadPartCopy(req *request) error {
 		req.w.Header().Set("x-amz-copy-source-version-id", srcVersion)
 	}
 	return s.writeXML(req, http.StatusOK, copyPartResult{LastModified: timestamp(part.Uploaded), ETag: `"` + part.MD5 + `"`})
+}
+
+// streamPart makes part n of upload from bytes [start, start+length) of f
+// by reading them and writing them as a part upload would.
+func streamPart(ctx context.Context, b *buckets.Bucket, upload string, n int, sb *buckets.Bucket, f *buckets.File, start, length int64) (*buckets.Part, error) {
+	dl, err := sb.Open(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	defer dl.Close()
+	if _, err := dl.Seek(start, io.SeekStart); err != nil {
+		return nil, err
+	}
+	dl.Expect(start, start+length)
+	pu, err := b.OpenPart(ctx, upload, n)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pu.ReadFrom(io.LimitReader(dl, length)); err != nil {
+		pu.Abort()
+		return nil, err
+	}
+	if pu.Length() != length {
+		pu.Abort()
+		return nil, errorf(ErrInternal, "the source ended early")
+	}
+	return pu.Commit()
 }
