@@ -12,6 +12,7 @@ const describe = (r) =>
     r.keepRevisions ? `keep the newest ${r.keepRevisions} revisions` : null,
     r.expireOldRevisionsAfter ? `older revisions expire ${r.expireOldRevisionsAfter} after the next one` : null,
     r.abortUnfinishedAfter ? `unfinished uploads aborted after ${r.abortUnfinishedAfter}` : null,
+    r.tags && r.tags.length ? `only files tagged ${r.tags.map((t) => `${t.key}=${t.value}`).join(", ")}` : null,
   ]
     .filter(Boolean)
     .join("; ");
