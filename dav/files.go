@@ -254,6 +254,38 @@ func (f *readFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// writeTo writes n bytes from the offset to w straight from the chunk
+// cache (chunker.Reader.Next), with no buffer of its own, as the HTTP
+// API's downloads do: ServeContent's io.Copy reaches it through
+// reply.ReadFrom.
+func (f *readFile) writeTo(w io.Writer, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	if err := f.open(); err != nil {
+		return 0, requestOf(f.ctx).fail(err)
+	}
+	var written int64
+	for written < n {
+		p, err := f.d.Next(int(min(n-written, 1<<30)))
+		f.off += int64(len(p))
+		if len(p) > 0 {
+			m, werr := w.Write(p)
+			written += int64(m)
+			if werr != nil {
+				return written, werr
+			}
+		}
+		if err == io.EOF {
+			return written, nil
+		}
+		if err != nil {
+			return written, requestOf(f.ctx).fail(err)
+		}
+	}
+	return written, nil
+}
+
 // Seek is O(1): it moves the offset; the next Read fetches from there.
 func (f *readFile) Seek(offset int64, whence int) (int64, error) {
 	switch whence {

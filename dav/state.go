@@ -2,6 +2,7 @@ package dav
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -150,6 +151,25 @@ func (w *reply) Write(p []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(p)
 }
+
+// ReadFrom is how io.Copy, which ServeContent sends a file or a range
+// with, writes a file: straight from the chunk cache (readFile.writeTo)
+// instead of through a 32 KiB buffer per download. Other sources are
+// copied as io.Copy would.
+func (w *reply) ReadFrom(src io.Reader) (int64, error) {
+	if lr, ok := src.(*io.LimitedReader); ok {
+		if f, ok := lr.R.(*readFile); ok {
+			n, err := f.writeTo(writerOnly{w}, lr.N)
+			lr.N -= n
+			return n, err
+		}
+	}
+	return io.Copy(writerOnly{w}, src)
+}
+
+// writerOnly hides every method of a writer but Write, so that io.Copy
+// does not call its ReadFrom again.
+type writerOnly struct{ io.Writer }
 
 // Flush lets ServeContent's writes through as they come.
 func (w *reply) Flush() {
