@@ -126,7 +126,7 @@ type attrChecksum struct {
 }
 
 type attrParts struct {
-	TotalPartsCount      int              `xml:"TotalPartsCount"`
+	PartsCount           int              `xml:"PartsCount"` // the SDKs' name (botocore, minio-go), not the docs' TotalPartsCount
 	PartNumberMarker     int              `xml:"PartNumberMarker"`
 	NextPartNumberMarker int              `xml:"NextPartNumberMarker"`
 	MaxParts             int              `xml:"MaxParts"`
@@ -161,7 +161,11 @@ func (s *Server) getObjectAttributes(req *request) error {
 	}
 	h := req.w.Header()
 	h.Set("Last-Modified", f.UploadDate.UTC().Format(http.TimeFormat))
-	h.Set("x-amz-version-id", versionID(f.ID))
+	if r.URL.Query().Get("versionId") != "" {
+		// As an unversioned bucket of S3 (GetBucketVersioning says so):
+		// a version id only for the version asked for.
+		h.Set("x-amz-version-id", versionID(f.ID))
+	}
 	res := objectAttributes{Xmlns: xmlns}
 	if want["ETag"] {
 		res.ETag = strings.Trim(objectETag(f), `"`)
@@ -186,7 +190,7 @@ func (s *Server) getObjectAttributes(req *request) error {
 			}
 		}
 		marker, _ := strconv.Atoi(r.Header.Get("X-Amz-Part-Number-Marker"))
-		op := &attrParts{TotalPartsCount: len(parts), PartNumberMarker: marker, MaxParts: max}
+		op := &attrParts{PartsCount: len(parts), PartNumberMarker: marker, MaxParts: max}
 		for i, p := range parts {
 			n := i + 1
 			if n <= marker {
