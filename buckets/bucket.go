@@ -406,6 +406,10 @@ type UploadOptions struct {
 	// unknown: an upload that would take the store below its disk reserve
 	// is refused before it starts (ErrInsufficientStorage).
 	Size int64
+	// Initiator names who starts a multipart upload (CreateMultipart keeps
+	// it as the upload's Initiator: S3's initiator and owner); other
+	// uploads ignore it.
+	Initiator string
 }
 
 // FieldS3ETag is the top-level files document field, gridfsd's own, that

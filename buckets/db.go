@@ -41,6 +41,15 @@ type Settings struct {
 	// CreationDate); set by Create, zero for buckets other tools made; not
 	// part of the HTTP API's settings, which clients send back.
 	Created time.Time `bson:"created,omitempty" json:"-"`
+	// Owner is the name of the token that created the bucket through the
+	// S3 door (S3's bucket owner: another token creating it again is told
+	// it exists); empty when access control was off or another tool made
+	// it. Location is the region its CreateBucket named (S3's
+	// LocationConstraint; gridfsd has no regions and serves it as given).
+	// Both are set once, by the Create that makes the bucket, and like
+	// Created are not part of the HTTP API's settings.
+	Owner    string `bson:"owner,omitempty" json:"-"`
+	Location string `bson:"location,omitempty" json:"-"`
 }
 
 func (s Settings) check() error {
@@ -217,7 +226,14 @@ func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, erro
 	if s.Lifecycle != nil {
 		doc = append(doc, bson.E{Key: "lifecycle", Value: s.Lifecycle})
 	}
-	return d.saveSettings(ctx, b, doc)
+	var onInsert bson.D
+	if s.Owner != "" {
+		onInsert = append(onInsert, bson.E{Key: "owner", Value: s.Owner})
+	}
+	if s.Location != "" {
+		onInsert = append(onInsert, bson.E{Key: "location", Value: s.Location})
+	}
+	return d.saveSettingsOnInsert(ctx, b, doc, onInsert)
 }
 
 // SetLifecycle replaces the lifecycle rules of bucket name (none removes
@@ -247,10 +263,18 @@ func (d *DB) SetLifecycle(ctx context.Context, name string, rules []Rule) (*Buck
 // saveSettings sets the fields of doc in b's settings and returns b with
 // the settings as stored.
 func (d *DB) saveSettings(ctx context.Context, b *Bucket, doc bson.D) (*Bucket, error) {
+	return d.saveSettingsOnInsert(ctx, b, doc, nil)
+}
+
+// saveSettingsOnInsert is saveSettings that also sets the fields of
+// onInsert when it creates the settings document (never over an existing
+// one's).
+func (d *DB) saveSettingsOnInsert(ctx context.Context, b *Bucket, doc, onInsert bson.D) (*Bucket, error) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
+	onInsert = append(bson.D{{Key: "created", Value: now}}, onInsert...)
 	_, err := d.db.Collection(SettingsCollection).UpdateOne(ctx,
 		bson.D{{Key: "_id", Value: b.name}},
-		bson.D{{Key: "$set", Value: doc}, {Key: "$setOnInsert", Value: bson.D{{Key: "created", Value: now}}}},
+		bson.D{{Key: "$set", Value: doc}, {Key: "$setOnInsert", Value: onInsert}},
 		optionsUpsert())
 	if err != nil {
 		return nil, fmt.Errorf("save settings of bucket %s: %w", b.name, err)

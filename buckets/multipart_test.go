@@ -73,7 +73,13 @@ func TestMultipartJoins(t *testing.T) {
 		if _, err := b.CompleteMultipart(ctx, mu.ID, []buckets.CompletedPart{{Number: 1, MD5: "00"}}); !errors.Is(err, buckets.ErrInvalidPart) {
 			t.Fatalf("%s: wrong ETag: %v", tc.name, err)
 		}
-		f, err := b.CompleteMultipart(ctx, mu.ID, list)
+		// A part number listed twice counts once, with its last entry (a
+		// part sent again: the later upload is the part), whose ETag must
+		// match.
+		if _, err := b.CompleteMultipart(ctx, mu.ID, append([]buckets.CompletedPart{list[0], {Number: 1, MD5: "00"}}, list[1:]...)); !errors.Is(err, buckets.ErrInvalidPart) {
+			t.Fatalf("%s: repeated part whose last ETag is wrong: %v", tc.name, err)
+		}
+		f, err := b.CompleteMultipart(ctx, mu.ID, append([]buckets.CompletedPart{{Number: 1, MD5: "00"}}, list...))
 		if err != nil {
 			t.Fatalf("%s: complete: %v", tc.name, err)
 		}

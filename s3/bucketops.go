@@ -136,26 +136,63 @@ func (s *Server) createBucket(req *request) error {
 	if err != nil {
 		return err
 	}
+	var location string
 	if len(strings.TrimSpace(string(body))) > 0 {
 		var cfg createBucketConfiguration
 		if err := xml.Unmarshal(body, &cfg); err != nil {
 			return ErrMalformedXML
 		}
-		// Any region is taken: gridfsd has one, wherever the client thinks.
+		// Any region name is taken (gridfsd has one, wherever the client
+		// thinks) and kept for GetBucketLocation.
+		location = cfg.LocationConstraint
+		if location != "" && location != "EU" && !validRegion(location) {
+			return errorf(ErrInvalidLocationConstraint, "The specified location-constraint is not valid: %q", location)
+		}
 	}
 	found, err := s.db.Exists(ctx, req.bucket)
 	if err != nil {
 		return err
 	}
 	if found {
-		return ErrBucketExists
+		return s.bucketExists(req, location)
 	}
-	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{}); err != nil {
+	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{Owner: s.owner(req), Location: location}); err != nil {
 		return err
 	}
 	req.w.Header().Set("Location", "/"+req.bucket)
 	req.w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// bucketExists answers a CreateBucket of an existing bucket as S3 does:
+// BucketAlreadyExists when another token created it; for its owner (or a
+// bucket with none recorded: made by another tool, or with access control
+// off) 200 and nothing changed in the default region (us-east-1's legacy
+// answer, which SDKs and ceph's s3-tests expect there), else
+// BucketAlreadyOwnedByYou.
+func (s *Server) bucketExists(req *request, location string) error {
+	b, err := s.db.Bucket(req.r.Context(), req.bucket)
+	if err != nil {
+		return err
+	}
+	if owner, me := b.Settings().Owner, s.owner(req); owner != "" && me != "" && owner != me {
+		return ErrBucketAlreadyExists
+	}
+	if location == "" || location == "us-east-1" {
+		req.w.Header().Set("Location", "/"+req.bucket)
+		req.w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	return ErrBucketExists
+}
+
+// owner is the S3 owner of what req creates: its token's name, empty
+// without access control (or unsigned).
+func (s *Server) owner(req *request) string {
+	if !s.auth.Enabled() || req.sig == nil {
+		return ""
+	}
+	return req.sig.accessKey
 }
 
 // storageClasses are S3's storage classes. gridfsd has one kind of

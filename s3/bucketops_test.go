@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/s3"
 )
 
@@ -64,6 +65,14 @@ func TestListingEncodingAndMultipartEcho(t *testing.T) {
 	r := e.must(200, "GET", "/enc?list-type=2&encoding-type=url", "")
 	if !strings.Contains(r.body, "<Key>a%20b%2Bc</Key>") {
 		t.Errorf("ListObjectsV2 encoding-type=url:\n%s", r.body)
+	}
+	// ListObjects (v1) echoes its prefix unencoded: botocore does not
+	// decode it there (v2 it does).
+	if r := e.must(200, "GET", "/enc?prefix=a%0A%20&encoding-type=url", ""); !strings.Contains(r.body, "<Prefix>a&#xA; </Prefix>") {
+		t.Errorf("ListObjects v1 encoding-type=url prefix:\n%s", r.body)
+	}
+	if r := e.must(200, "GET", "/enc?list-type=2&prefix=a%0A%20&encoding-type=url", ""); !strings.Contains(r.body, "<Prefix>a%0A%20</Prefix>") {
+		t.Errorf("ListObjectsV2 encoding-type=url prefix:\n%s", r.body)
 	}
 	for _, key := range []string{"dir/one", "dir/two", "top"} {
 		e.must(200, "POST", "/enc/"+key+"?uploads", "")
@@ -184,5 +193,95 @@ func TestS3TestsEdges(t *testing.T) {
 	e.must(200, "PUT", "/edges/gz", "x", "Content-Encoding", "gzip, aws-chunked")
 	if got := e.must(200, "HEAD", "/edges/gz", "").header.Get("Content-Encoding"); got != "gzip" {
 		t.Errorf("Content-Encoding %q, want gzip", got)
+	}
+}
+
+// CreateBucket of an existing bucket answers as S3 does: another token
+// is told BucketAlreadyExists; its owner gets 200 in the default region
+// (us-east-1's answer, nothing changed) and BucketAlreadyOwnedByYou when it
+// names another. GetBucketLocation answers the region CreateBucket named.
+func TestCreateBucketOwnerAndLocation(t *testing.T) {
+	ac := auth.Config{Tokens: []auth.Token{
+		{Name: adminKey, Secret: adminSecret, Buckets: []string{"*"}, Access: auth.Admin},
+		{Name: "other", Secret: "other-secret-0123456789", Buckets: []string{"*"}, Access: auth.Admin},
+	}}
+	e := newS3Env(t, ac, s3.Config{})
+	other := func(method, path string, body string) (int, string) {
+		r := e.request(method, path, []byte(body))
+		newSigner("other", "other-secret-0123456789").signAll(r, []byte(body))
+		code, _, b := e.send(r)
+		return code, b
+	}
+	eu := `<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>`
+	e.mustSigned(200, "PUT", "/owned", nil)
+	e.mustSigned(200, "PUT", "/owned/keep", []byte("kept"))
+	e.mustSigned(200, "PUT", "/owned", nil)
+	if b := e.mustSigned(409, "PUT", "/owned", []byte(eu)); xmlValue(b, "Code") != "BucketAlreadyOwnedByYou" {
+		t.Errorf("owner re-creating in another region: %s", b)
+	}
+	if code, b := other("PUT", "/owned", ""); code != 409 || xmlValue(b, "Code") != "BucketAlreadyExists" {
+		t.Errorf("another token creating an existing bucket: %d %s", code, b)
+	}
+	if data, found := e.object("owned", "keep"); !found || string(data) != "kept" {
+		t.Errorf("a repeated CreateBucket changed the bucket: %q %v", data, found)
+	}
+	if b := e.mustSigned(200, "GET", "/owned?location", nil); !strings.Contains(b, `"></LocationConstraint>`) {
+		t.Errorf("location of a bucket made in the default region: %s", b)
+	}
+	e.mustSigned(200, "PUT", "/euro", []byte(eu))
+	if b := e.mustSigned(200, "GET", "/euro?location", nil); !strings.Contains(b, `">eu-west-1</LocationConstraint>`) {
+		t.Errorf("location of a bucket made in eu-west-1: %s", b)
+	}
+	// A multipart upload's Initiator and Owner are the token that started it.
+	e.mustSigned(200, "POST", "/owned/a?uploads", nil)
+	if code, b := other("POST", "/owned/b?uploads", ""); code != 200 {
+		t.Fatalf("CreateMultipartUpload: %d %s", code, b)
+	}
+	list := e.mustSigned(200, "GET", "/owned?uploads", nil)
+	for _, want := range []string{"<Key>a</Key>", "<Initiator><ID>" + adminKey + "</ID><DisplayName>" + adminKey + "</DisplayName></Initiator><Owner><ID>" + adminKey + "</ID>",
+		"<Key>b</Key>", "<Initiator><ID>other</ID><DisplayName>other</DisplayName></Initiator><Owner><ID>other</ID>"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("ListMultipartUploads lacks %s:\n%s", want, list)
+		}
+	}
+	bad := `<CreateBucketConfiguration><LocationConstraint>no such/place</LocationConstraint></CreateBucketConfiguration>`
+	if b := e.mustSigned(400, "PUT", "/nowhere", []byte(bad)); xmlValue(b, "Code") != "InvalidLocationConstraint" {
+		t.Errorf("CreateBucket in a malformed region: %s", b)
+	}
+}
+
+// A bucket that does not exist is NoSuchBucket whoever asks, as on AWS;
+// one that exists but may not be read is AccessDenied.
+func TestMissingBucketIs404ForAll(t *testing.T) {
+	e := newS3Env(t, suiteAuth(), s3.Config{})
+	e.mustSigned(200, "PUT", "/secret", nil)
+	e.mustSigned(200, "PUT", "/secret/k", []byte("x"))
+	for _, tc := range []struct {
+		method, path string
+		want         int
+		code         string
+	}{
+		{"GET", "/gone/k", 404, "NoSuchBucket"},
+		{"DELETE", "/gone/k", 404, "NoSuchBucket"},
+		{"GET", "/gone", 404, "NoSuchBucket"},
+		{"GET", "/secret/k", 403, "AccessDenied"},
+		{"DELETE", "/secret/k", 403, "AccessDenied"},
+	} {
+		code, _, body := e.send(e.request(tc.method, tc.path, nil))
+		if code != tc.want || xmlValue(body, "Code") != tc.code {
+			t.Errorf("anonymous %s %s: %d %s, want %d %s", tc.method, tc.path, code, xmlValue(body, "Code"), tc.want, tc.code)
+		}
+		r := e.request(tc.method, tc.path, nil)
+		newSigner(writerKey, writerSecret).signAll(r, nil)
+		code, _, body = e.send(r)
+		if code != tc.want || xmlValue(body, "Code") != tc.code {
+			t.Errorf("writer of another bucket %s %s: %d %s, want %d %s", tc.method, tc.path, code, xmlValue(body, "Code"), tc.want, tc.code)
+		}
+	}
+	// Creating a bucket one may not create stays AccessDenied.
+	r := e.request("PUT", "/newone", nil)
+	newSigner(writerKey, writerSecret).signAll(r, nil)
+	if code, _, body := e.send(r); code != 403 {
+		t.Errorf("CreateBucket by a writer: %d %s", code, body)
 	}
 }

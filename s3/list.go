@@ -36,10 +36,17 @@ func (s *Server) deleteBucket(req *request) error {
 }
 
 func (s *Server) bucketLocation(req *request) error {
-	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
+	b, err := s.checkBucket(req.r.Context(), req.bucket)
+	if err != nil {
 		return err
 	}
-	return s.writeXML(req, http.StatusOK, locationConstraint{Xmlns: xmlns})
+	// The region CreateBucket named; none (us-east-1's empty answer) for
+	// the default region and buckets made otherwise.
+	loc := b.Settings().Location
+	if loc == "us-east-1" {
+		loc = ""
+	}
+	return s.writeXML(req, http.StatusOK, locationConstraint{Xmlns: xmlns, Value: loc})
 }
 
 // bucketVersioning answers that versioning is off: gridfsd keeps older
@@ -270,6 +277,11 @@ func (s *Server) listObjectsV1(req *request) error {
 		return err
 	}
 	res.NextContinue = ""
+	// ListObjects (v1) echoes its prefix as given, encoding-type or not:
+	// botocore, which asks for encoding-type=url itself, decodes every name
+	// of a v1 listing but that one (and ceph's s3-tests check it as RGW
+	// answers); v2 encodes it, and botocore decodes it there.
+	res.Prefix = q.Get("prefix")
 	if q.Get("delimiter") == "" {
 		res.NextMarker = "" // S3 sends NextMarker only with a delimiter; clients use the last key
 	} else {

@@ -52,7 +52,7 @@ func (s *Server) createMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
-	mu, err := b.CreateMultipart(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type")})
+	mu, err := b.CreateMultipart(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), Initiator: s.owner(req)})
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (s *Server) listParts(req *request) error {
 		return err
 	}
 	res := listPartsResult{Xmlns: xmlns, Bucket: req.bucket, Key: req.key, UploadID: mu.ID, PartNumberMarker: marker,
-		MaxParts: max, StorageClass: "STANDARD", Initiator: gridfsdOwner, Owner: gridfsdOwner, Parts: []partInfo{}}
+		MaxParts: max, StorageClass: "STANDARD", Initiator: ownerOf(mu.Initiator), Owner: ownerOf(mu.Initiator), Parts: []partInfo{}}
 	for _, p := range parts {
 		if p.Number <= marker {
 			continue
@@ -294,7 +294,7 @@ func (s *Server) listMultipartUploads(req *request) error {
 			continue
 		}
 		res.Uploads = append(res.Uploads, uploadInfo{Key: enc.enc(mu.Filename), UploadID: mu.ID, Initiated: timestamp(mu.Initiated),
-			StorageClass: "STANDARD", Initiator: gridfsdOwner, Owner: gridfsdOwner})
+			StorageClass: "STANDARD", Initiator: ownerOf(mu.Initiator), Owner: ownerOf(mu.Initiator)})
 		res.NextKeyMarker, res.NextUploadIDMarker = enc.enc(mu.Filename), mu.ID
 	}
 	if !res.IsTruncated {

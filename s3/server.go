@@ -345,12 +345,26 @@ func (s *Server) allow(req *request, bucket string, need auth.Access) error {
 		if need == auth.Read && s.auth.AnonymousRead(bucket) {
 			return nil
 		}
-		return errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)")
+		return s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)"))
 	}
 	if got := s.auth.TokenAccess(req.sig.accessKey, bucket); got < need {
-		return errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", req.sig.accessKey, got, bucket, need)
+		return s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", req.sig.accessKey, got, bucket, need))
 	}
 	return nil
+}
+
+// denied is err, or NoSuchBucket when bucket does not exist: as on AWS, a
+// bucket that is not there is 404 whoever asks (clients, and the anonymous
+// readers of a bucket just deleted, tell "gone" from "forbidden" by it).
+// ListBuckets (bucket "") is never a missing bucket.
+func (s *Server) denied(req *request, bucket string, err error) error {
+	if bucket == "" || req.op == "ListBuckets" || req.op == "CreateBucket" {
+		return err
+	}
+	if found, ferr := s.db.Exists(req.r.Context(), bucket); ferr == nil && !found {
+		return ErrNoSuchBucket
+	}
+	return err
 }
 
 // canRead reports whether the request may read bucket; for ListBuckets.

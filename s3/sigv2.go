@@ -78,7 +78,9 @@ func verifySignatureV2(r *http.Request, keys secrets, now time.Time, vhostBucket
 		if err != nil {
 			return nil, errorf(ErrAuthQuery, "Expires must be a Unix time")
 		}
-		if now.Unix() > exp {
+		// Expires is the first second the link no longer works (a link
+		// signed to expire now, or before, never works).
+		if now.Unix() >= exp {
 			return nil, errorf(ErrAccessDenied, "Request has expired")
 		}
 	}

@@ -86,6 +86,11 @@ func TestSignatureV2(t *testing.T) {
 	sig = signV2(testSecret, "GET", "/v2bucket/a%20key", old, http.Header{})
 	e.must(403, "GET", "/v2bucket/a%20key?AWSAccessKeyId="+testKey+"&Expires="+old+"&Signature="+url.QueryEscape(sig), "")
 	e.must(403, "GET", "/v2bucket/other?AWSAccessKeyId="+testKey+"&Expires="+exp+"&Signature="+url.QueryEscape(sig), "")
+	// A link that expires the second it is made (botocore's ExpiresIn=0)
+	// never works.
+	now := fmt.Sprint(time.Now().Unix())
+	sig = signV2(testSecret, "GET", "/v2bucket/a%20key", now, http.Header{})
+	e.must(403, "GET", "/v2bucket/a%20key?AWSAccessKeyId="+testKey+"&Expires="+now+"&Signature="+url.QueryEscape(sig), "")
 }
 
 // Under --s3-domain, <bucket>.<domain> addresses the bucket (signatures

@@ -13,6 +13,15 @@ type owner struct {
 
 var gridfsdOwner = owner{ID: "gridfsd", DisplayName: "gridfsd"}
 
+// ownerOf is the S3 owner named by a token's name (see Server.owner);
+// gridfsdOwner when none was recorded.
+func ownerOf(token string) owner {
+	if token == "" {
+		return gridfsdOwner
+	}
+	return owner{ID: token, DisplayName: token}
+}
+
 type listAllMyBucketsResult struct {
 	XMLName xml.Name     `xml:"ListAllMyBucketsResult"`
 	Xmlns   string       `xml:"xmlns,attr"`
