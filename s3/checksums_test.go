@@ -67,12 +67,25 @@ func TestChecksumsStoredAndReturned(t *testing.T) {
 			want = b64(out[:]) + "-2"
 		}
 		body := "<CompleteMultipartUpload>" + done.String() + "</CompleteMultipartUpload>"
-		r := e.must(200, "POST", key+"?uploadId="+id, body)
+		// A Complete's checksum header is the object's (minio-go sends it;
+		// it was checked against the XML body): a wrong one is refused
+		// and the upload stays, the right one completes.
+		if r := e.must(400, "POST", key+"?uploadId="+id, body, "x-amz-checksum-crc32", crc32b64("not the object")); !strings.Contains(r.body, "BadDigest") {
+			t.Errorf("%s: Complete with a wrong checksum:\n%s", kind, r.body)
+		}
+		e.must(400, "POST", key+"?uploadId="+id, body, "x-amz-checksum-sha256", b64(make([]byte, 32)))
+		r := e.must(200, "POST", key+"?uploadId="+id, body, "x-amz-checksum-crc32", want)
 		if !strings.Contains(r.body, "<ChecksumCRC32>"+want+"</ChecksumCRC32>") || !strings.Contains(r.body, "<ChecksumType>"+kind+"</ChecksumType>") {
 			t.Errorf("%s: Complete answered\n%s\nwant checksum %s", kind, r.body, want)
 		}
 		if h := e.must(200, "HEAD", key, "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc32") != want {
 			t.Errorf("%s: HEAD checksum %q, want %q", kind, h.Get("x-amz-checksum-crc32"), want)
+		}
+		// A part read with checksum mode carries that part's checksum.
+		for i, p := range parts {
+			if h := e.must(206, "GET", fmt.Sprintf("%s?partNumber=%d", key, i+1), "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc32") != crc32b64(p) {
+				t.Errorf("%s: part %d's checksum %q, want %q", kind, i+1, h.Get("x-amz-checksum-crc32"), crc32b64(p))
+			}
 		}
 		// Complete again (a retry): the same answer, not NoSuchUpload.
 		if again := e.must(200, "POST", key+"?uploadId="+id, body); again.body != r.body {

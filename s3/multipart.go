@@ -134,6 +134,16 @@ func (s *Server) completeMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	// Its x-amz-checksum-* header is the whole object's checksum (of the
+	// upload's type), not its XML body's: checked against the one the
+	// parts make, below.
+	ckName, ckWant, err := checksumHeader(req.r.Header)
+	if err != nil {
+		return err
+	}
+	if ckName != "" {
+		req.r.Header.Del(ckName)
+	}
 	var c completeMultipartRequest
 	if err := s.readXML(req, &c); err != nil {
 		return err
@@ -148,6 +158,15 @@ func (s *Server) completeMultipart(req *request) error {
 	sum, err := s.completedChecksum(ctx, b, mu.ID, list)
 	if err != nil {
 		return err
+	}
+	if ckName != "" {
+		if sum == nil || checksumHdrPref+strings.ToLower(sum.Algorithm) != ckName {
+			return errorf(ErrInvalidRequest, "%s names a checksum the upload was not created with (x-amz-checksum-algorithm)", ckName)
+		}
+		got, _, _ := strings.Cut(sum.Value, "-")
+		if want, _, _ := strings.Cut(ckWant, "-"); want != got {
+			return errorf(ErrBadDigest, "the %s you specified did not match the calculated checksum", ckName)
+		}
 	}
 	parts, err := recordParts(ctx, b, mu.ID, list)
 	if err != nil {

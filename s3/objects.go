@@ -335,8 +335,13 @@ func (s *Server) getObject(req *request) error {
 		spec = r.Header.Get("Range")
 	}
 	rng, err := parseRange(spec, f.Length)
-	if checksumRequested(r.Header) && !rng.partial {
-		setChecksumHeaders(h, f.Checksum())
+	if checksumRequested(r.Header) {
+		switch {
+		case byPart:
+			setPartChecksum(h, f, r.URL.Query().Get("partNumber"))
+		case !rng.partial:
+			setChecksumHeaders(h, f.Checksum())
+		}
 	}
 	if err != nil {
 		h.Set("Content-Range", fmt.Sprintf("bytes */%d", f.Length))

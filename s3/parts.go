@@ -109,6 +109,26 @@ func partRange(r *http.Request, h http.Header, f *buckets.File) (rangeSpec strin
 	return fmt.Sprintf("bytes=%d-%d", start, start+parts[n-1].Size-1), true, nil
 }
 
+// setPartChecksum sets, for a GetObject or HeadObject of part n (valid:
+// partRange checked it) with checksum mode, that part's checksum: the
+// object's own for an object not uploaded in parts.
+func setPartChecksum(h http.Header, f *buckets.File, n string) {
+	sum := f.Checksum()
+	if sum == nil {
+		return
+	}
+	parts := objectParts(f)
+	if parts == nil {
+		setChecksumHeaders(h, sum)
+		return
+	}
+	i, _ := strconv.Atoi(n)
+	if i < 1 || i > len(parts) || parts[i-1].Checksum == "" {
+		return
+	}
+	h.Set(checksumHdrPref+strings.ToLower(sum.Algorithm), parts[i-1].Checksum)
+}
+
 // GetObjectAttributes.
 
 type objectAttributes struct {
