@@ -322,17 +322,16 @@ func partChecksumsOf(fields map[int]bson.RawValue) map[int]partChecksum {
 }
 
 // copyChecksum is the checksum a copy computes of its content: the
-// algorithm the request names, else the source's (a copy is one part, so
-// its checksum is always FULL_OBJECT).
+// algorithm the request names, else the source's, else CRC64NVME, which S3
+// gives every copy that names none (a copy is one part, so its checksum is
+// always FULL_OBJECT).
 func copyChecksum(h http.Header, src *buckets.File) (*contentChecksum, error) {
 	alg := strings.ToLower(h.Get("X-Amz-Checksum-Algorithm"))
 	if alg == "" {
+		alg = "crc64nvme"
 		if c := src.Checksum(); c != nil {
 			alg = strings.ToLower(c.Algorithm)
 		}
-	}
-	if alg == "" {
-		return nil, nil
 	}
 	newHash := checksumAlgorithms[alg]
 	if newHash == nil {

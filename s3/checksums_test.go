@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"hash/crc64"
 	"strings"
 	"testing"
 
@@ -96,6 +97,15 @@ func TestChecksumsStoredAndReturned(t *testing.T) {
 	e.must(200, "PUT", "/sums/copy", "", "x-amz-copy-source", "/sums/mp-COMPOSITE")
 	if h := e.must(200, "HEAD", "/sums/copy", "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc32") != crc32b64(strings.Join(parts, "")) {
 		t.Errorf("copy's checksum %q", h.Get("x-amz-checksum-crc32"))
+	}
+	// A copy of an object without a checksum, naming none, gets a
+	// CRC64NVME, as S3 gives every copy (minio-go testCopyObjectWithChecksums).
+	e.must(200, "PUT", "/sums/plain", "no checksum here")
+	e.must(200, "PUT", "/sums/plain-copy", "", "x-amz-copy-source", "/sums/plain")
+	var nvme [8]byte
+	binary.BigEndian.PutUint64(nvme[:], crc64.Checksum([]byte("no checksum here"), crc64.MakeTable(0x9a6c9329ac4bc9b5)))
+	if h := e.must(200, "HEAD", "/sums/plain-copy", "", "x-amz-checksum-mode", "ENABLED").header; h.Get("x-amz-checksum-crc64nvme") != b64(nvme[:]) || h.Get("x-amz-checksum-type") != "FULL_OBJECT" {
+		t.Errorf("copy of an object without a checksum: %q %q, want CRC64NVME %q", h.Get("x-amz-checksum-crc64nvme"), h.Get("x-amz-checksum-type"), b64(nvme[:]))
 	}
 	e.must(404, "POST", "/sums/never?uploadId=0123456789abcdef", "<CompleteMultipartUpload></CompleteMultipartUpload>")
 }

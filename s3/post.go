@@ -173,6 +173,11 @@ func (s *Server) postObject(req *request) error {
 			return errorf(ErrMalformedPOST, "the body is not valid multipart/form-data")
 		}
 		name := strings.ToLower(part.FormName())
+		if name == "" {
+			// Every part of a form is a named field (a nameless file is
+			// no "file" field: a broken form, as S3 answers).
+			return errorf(ErrMalformedPOST, "The body of your POST request is not well-formed multipart/form-data: a part has no field name")
+		}
 		if name == "file" {
 			filePart, filename = part, part.FileName()
 			break

@@ -11,6 +11,7 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -417,7 +418,15 @@ func (s *Server) writeError(req *request, err error) {
 		msg = e.Code
 	}
 	resource := req.r.URL.Path
-	s.writeXML(req, e.Status, errorDoc{Code: e.Code, Message: msg, Resource: resource, RequestID: req.id})
+	out, err := xml.Marshal(errorDoc{Code: e.Code, Message: msg, Resource: resource, RequestID: req.id})
+	if err != nil {
+		return
+	}
+	// Quotes need no escaping in text, and AWS sends them as they are:
+	// clients match messages (minio-go looks for a failed policy
+	// condition's quoted words).
+	out = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("&#34;"), []byte(`"`)), []byte("&#39;"), []byte("'"))
+	s.writeXMLBytes(req, e.Status, out)
 }
 
 // writeXML sends v as an S3 XML document.
@@ -426,13 +435,18 @@ func (s *Server) writeXML(req *request, status int, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %T: %w", v, err)
 	}
+	s.writeXMLBytes(req, status, out)
+	return nil
+}
+
+// writeXMLBytes sends an encoded XML document.
+func (s *Server) writeXMLBytes(req *request, status int, out []byte) {
 	h := req.w.Header()
 	h.Set("Content-Type", "application/xml")
 	h.Del("Content-Length")
 	req.w.WriteHeader(status)
 	io.WriteString(req.w, xml.Header)
 	req.w.Write(out)
-	return nil
 }
 
 // responseWriter records the status and counts the body bytes.
