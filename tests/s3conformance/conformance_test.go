@@ -453,6 +453,9 @@ func TestMinioGoFunctional(t *testing.T) {
 	// program would test a public server.
 	cmd.Env = append(cleanEnv(), "SERVER_ENDPOINT="+srv.s3Addr, "ACCESS_KEY="+mainUser.name, "SECRET_KEY="+mainUser.secret,
 		"ENABLE_HTTPS=0", "ENABLE_KMS=0", "MINT_MODE=full", "RUN_ON_FAIL=1", "HOME="+cmd.Dir,
+		// Its temporary files (some of 129 MiB, not all removed) stay in
+		// the test's directory, which the test removes.
+		"TMPDIR="+cmd.Dir,
 		"GOMAXPROCS="+fmt.Sprint(runtime.GOMAXPROCS(0)))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
