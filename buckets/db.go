@@ -50,6 +50,9 @@ type Settings struct {
 	// Created are not part of the HTTP API's settings.
 	Owner    string `bson:"owner,omitempty" json:"-"`
 	Location string `bson:"location,omitempty" json:"-"`
+	// PublicAccessBlock is S3's public access block of the bucket, nil
+	// when none; set with SetPublicAccessBlock.
+	PublicAccessBlock *PublicAccessBlock `bson:"publicAccessBlock,omitempty" json:"-"`
 }
 
 func (s Settings) check() error {

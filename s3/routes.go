@@ -28,6 +28,12 @@ func (s *Server) route(req *request) error {
 		}
 		return s.listBuckets(req)
 	}
+	if q.Has("publicAccessBlock") && req.key == "" {
+		return s.routePublicAccessBlock(req)
+	}
+	if err := s.checkPublicACL(req); err != nil {
+		return err
+	}
 	if handled, err := s.routeFeatures(req, q); handled {
 		return err
 	}

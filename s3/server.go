@@ -343,7 +343,7 @@ func (s *Server) allow(req *request, bucket string, need auth.Access) error {
 		return nil
 	}
 	if req.sig == nil {
-		if need == auth.Read && s.auth.AnonymousRead(bucket) {
+		if need == auth.Read && s.auth.AnonymousRead(bucket) && !s.restrictsPublic(req, bucket) {
 			return nil
 		}
 		return s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)"))
