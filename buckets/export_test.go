@@ -8,3 +8,11 @@ var SweepLeaseID = sweepLeaseID
 
 // WrapStoreError exposes full to the tests.
 var WrapStoreError = full
+
+// SetResumableProgress sets how often a long append records its offset,
+// and returns what puts it back.
+func SetResumableProgress(n int64) (restore func()) {
+	old := resumableProgress
+	resumableProgress = n
+	return func() { resumableProgress = old }
+}

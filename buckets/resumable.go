@@ -25,10 +25,14 @@ import (
 // collection <bucket>.uploads, holds the offset and the SHA-256 state at
 // that offset, and is the one truth about what is stored: chunks past the
 // offset (left by an append that failed or was cut) are ignored and
-// replaced by the next append. An append need not end on a chunk boundary:
-// the last chunk is then stored short and the next append rewrites it
-// whole, in one single-document update, so that a crash at any moment
-// leaves the record's offset true.
+// removed by the next append. An append need not end on a chunk boundary:
+// the bytes past the last whole chunk (less than a chunk) are kept in the
+// record itself, written with the new offset in one single-document
+// update, and the next append, on any gateway, stores them as the start of
+// its first chunk. The upload's last chunk is stored short, as a file's
+// is. A long append records its offset as whole chunks are stored (every
+// ResumableProgress bytes), so that a gateway killed in the middle loses
+// at most that much of it.
 
 // ResumableSuffix names the collection of a bucket's resumable uploads:
 // <bucket>.uploads. No GridFS tool reads it.
@@ -81,7 +85,34 @@ type Resumable struct {
 	Finished bool `bson:"finished,omitempty"`
 	// Writing: an append started and may have stored chunks past Offset.
 	Writing bool `bson:"writing,omitempty"`
+	// Tail holds the bytes past the last whole chunk below Offset (Offset
+	// modulo ChunkSize of them) while the upload is unfinished; nil on a
+	// chunk boundary, and in a record written before tails moved here,
+	// whose short last chunk is then stored as a chunk.
+	Tail []byte `bson:"tail,omitempty"`
 }
+
+// ResumableProgress is how many bytes an append stores between two
+// records of its offset: what a gateway killed in the middle of a long
+// append loses at most (plus the chunks of one insert). An append shorter
+// than that records its offset once, at its end.
+const ResumableProgress = 16 << 20
+
+// resumableProgress is ResumableProgress, which tests shorten.
+var resumableProgress int64 = ResumableProgress
+
+// live returns ErrResumableExpired for an upload whose time is up that the
+// sweeper has not removed yet.
+func (r *Resumable) live(bucket string) error {
+	if time.Now().After(r.Expires) {
+		return fmt.Errorf("%w: %q in bucket %s expired at %s", ErrResumableExpired, r.ID, bucket, r.Expires.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// storedTail reports whether the record keeps its partial last chunk in
+// Tail (always, but in a record written before tails moved there).
+func (r *Resumable) storedTail() bool { return len(r.Tail) == int(r.Offset%int64(r.ChunkSize)) }
 
 // Complete reports whether every byte is stored.
 func (r *Resumable) Complete() bool { return r.Length >= 0 && r.Offset == r.Length }
@@ -202,8 +233,8 @@ func (b *Bucket) Resumable(ctx context.Context, id string) (*Resumable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find resumable upload %q: %w", id, err)
 	}
-	if time.Now().After(r.Expires) {
-		return nil, fmt.Errorf("%w: %q in bucket %s expired at %s", ErrResumableExpired, id, b.name, r.Expires.UTC().Format(time.RFC3339))
+	if err := r.live(b.name); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
@@ -244,18 +275,21 @@ type AppendOptions struct {
 	Expect int64
 }
 
-// AppendResumable appends the content of r to the upload at offset, which
-// must be the upload's offset (ErrOffsetMismatch), and returns the new
-// record. The caller holds the upload's lock (LockResumable). Bytes past
-// the upload's length or its UploadLimit return ErrTooLarge with nothing
-// appended; a store short of space, ErrInsufficientStorage. When r ends
-// early (a client gone) what arrived stays appended. When the last byte arrives the upload commits, as an upload's
-// Commit does (the creation's conditions checked atomically: a failed one
-// removes the upload and returns ErrPreconditionFailed); the record then
-// says Finished.
-func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r io.Reader, opts AppendOptions) (*Resumable, error) {
-	rec, err := b.Resumable(ctx, id)
-	if err != nil {
+// AppendResumable appends the content of r to the upload rec at offset,
+// which must be the upload's offset (ErrOffsetMismatch), and returns the
+// new record. The caller holds the upload's lock (LockResumable) and read
+// rec under it (Resumable), so that rec is the truth. Bytes past the upload's
+// length or its UploadLimit return ErrTooLarge with nothing appended; a
+// store short of space, ErrInsufficientStorage. When r ends early (a
+// client gone) what arrived stays appended. When the last byte arrives the
+// upload commits, as an upload's Commit does (the creation's conditions
+// checked atomically: a failed one removes the upload and returns
+// ErrPreconditionFailed); the record then says Finished. An append whose
+// length is known beforehand (opts.Expect) and that has no checksum
+// records its offset every ResumableProgress bytes as it goes.
+func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int64, r io.Reader, opts AppendOptions) (*Resumable, error) {
+	id := rec.ID
+	if err := rec.live(b.name); err != nil {
 		return nil, err
 	}
 	if rec.Finished {
@@ -290,7 +324,11 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.Hash); err != nil {
 		return nil, fmt.Errorf("resumable upload %q: hash state: %w", id, err)
 	}
-	n, err := b.appendChunks(ctx, rec, src, h)
+	// Progress may be recorded only where the whole append is sure to be
+	// kept: no checksum to verify at its end, and a body that cannot run
+	// past the limits.
+	progress := opts.Checksum == nil && opts.Expect >= 0 && (limit < 0 || opts.Expect <= limit)
+	n, tail, at, err := b.appendChunks(ctx, rec, src, h, progress)
 	if err != nil {
 		return nil, fmt.Errorf("resumable upload %q: %w", id, full(err))
 	}
@@ -313,17 +351,18 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 		return nil, err
 	}
 	next := *rec
-	next.Offset, next.Hash, next.Writing = rec.Offset+n, state, false
+	next.Offset, next.Hash, next.Tail, next.Writing = rec.Offset+n, state, tail, false
 	next.Expires = time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)
 	if next.Complete() {
 		if err := b.finishResumable(ctx, &next, h.Sum(nil)); err != nil {
 			return nil, err
 		}
 	}
-	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: rec.Offset}},
+	// at: the offset the record holds now, this append's progress if any.
+	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: at}},
 		bson.D{{Key: "$set", Value: bson.D{
-			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "writing", Value: false},
-			{Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
+			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
+			{Key: "writing", Value: false}, {Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
 		}}})
 	if err != nil {
 		return nil, fmt.Errorf("resumable upload %q: record offset: %w", id, err)
@@ -334,95 +373,184 @@ func (b *Bucket) AppendResumable(ctx context.Context, id string, offset int64, r
 	return &next, nil
 }
 
-// prepareAppend removes what an earlier append left past the offset and
-// marks the record as being written, so that the next append cleans up
-// after this one if it fails.
+// prepareAppend removes what an earlier append left past the offset, when
+// the record says one was writing, and marks the record as being written,
+// so that the next append cleans up after this one if it fails or its
+// gateway dies.
 func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
-	if rec.Writing {
-		// An append whose commit landed but whose record update did not:
-		// the chunks past the offset are the file's.
-		if _, err := b.stat(ctx, rec.FileID); err == nil {
-			b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}, bson.D{{Key: "$set", Value: bson.D{
-				{Key: "offset", Value: rec.Length}, {Key: "finished", Value: true}, {Key: "writing", Value: false},
-			}}})
-			return fmt.Errorf("%w: the upload completed meanwhile", ErrOffsetMismatch)
-		}
-		first := rec.Offset / int64(rec.ChunkSize)
-		if rec.Offset%int64(rec.ChunkSize) != 0 {
-			first++ // the short last chunk stays: its first bytes count
-		}
-		_, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}})
-		b.db.cache.Invalidate(b.chunks, rec.FileID) // chunks that go (see cache.go)
+	if !rec.Writing {
+		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
 		if err != nil {
-			return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
+			return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+		}
+		if res.MatchedCount == 0 {
+			return fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
 		}
 		return nil
 	}
-	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
-	if err != nil {
-		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+	// An append whose commit landed but whose record update did not: the
+	// chunks past the offset are the file's.
+	if _, err := b.stat(ctx, rec.FileID); err == nil {
+		b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}, bson.D{{Key: "$set", Value: bson.D{
+			{Key: "offset", Value: rec.Length}, {Key: "finished", Value: true}, {Key: "writing", Value: false}, {Key: "tail", Value: nil},
+		}}})
+		return fmt.Errorf("%w: the upload completed meanwhile", ErrOffsetMismatch)
 	}
-	if res.MatchedCount == 0 {
-		return fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
+	first := rec.Offset / int64(rec.ChunkSize)
+	if !rec.storedTail() {
+		first++ // the short last chunk stays: its first bytes count
+	}
+	_, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}})
+	b.db.cache.Invalidate(b.chunks, rec.FileID) // chunks that go (see cache.go)
+	if err != nil {
+		return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
 	}
 	return nil
 }
 
 // appendChunks stores src after rec.Offset and returns how many bytes it
-// stored, adding them to h. A short last chunk is completed first, in one
-// update of its document; the rest streams through a chunk writer.
-func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash) (int64, error) {
+// took, adding them to h, the bytes past the last whole chunk when they
+// are not stored (the upload goes on), and how far past rec.Offset it
+// recorded the offset as it went. The record's tail starts the first
+// chunk; with progress, the record's offset moves as batches of whole
+// chunks are stored.
+func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool) (n int64, tail []byte, at int64, err error) {
 	cs := int64(rec.ChunkSize)
 	k, p := rec.Offset/cs, rec.Offset%cs
-	var n int64
-	if p > 0 {
-		var chunk struct {
-			Data []byte `bson:"data"`
+	at = rec.Offset
+	var head []byte
+	switch {
+	case p > 0 && rec.storedTail():
+		head = rec.Tail
+	case p > 0:
+		// A record written before tails moved into it: its short last
+		// chunk is completed in place.
+		m, err := b.completeStoredChunk(ctx, rec, src, h)
+		if err != nil || p+m < cs {
+			return m, nil, at, err // an error, or the body ended inside the chunk
 		}
-		err := b.chunks.FindOne(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}}).Decode(&chunk)
-		if err == nil && int64(len(chunk.Data)) < p {
-			err = fmt.Errorf("it holds %d bytes", len(chunk.Data))
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%w: chunk %d: %w", ErrChunksLost, k, err)
-		}
-		buf := make([]byte, cs)
-		copy(buf, chunk.Data[:p])
-		m, err := io.ReadFull(src, buf[p:])
-		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return 0, err
-		}
-		if m == 0 {
-			return 0, nil
-		}
-		h.Write(buf[p : p+int64(m)])
-		_, err = updateOne(ctx, b.chunks, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
-			bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: buf[:p+int64(m)]}}}})
-		if err != nil {
-			return 0, fmt.Errorf("complete chunk %d: %w", k, err)
-		}
-		n = int64(m)
-		if p+int64(m) < cs {
-			return n, nil // the body ended inside the chunk
-		}
+		n = m
 		k++
 	}
-	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, chunker.WriterOptions{
-		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs, Hash: h,
-	})
+	opts := chunker.WriterOptions{
+		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs,
+		Hash: &skipHash{Hash: h, skip: len(head)},
+	}
+	if progress {
+		// Called in order, one at a time; read below once the writer is
+		// closed (which waits for the last call).
+		opts.Stored = func(length int64, state []byte) error {
+			if length-at < resumableProgress || rec.Length >= 0 && length >= rec.Length {
+				return nil // the end is recorded by the append itself
+			}
+			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: at}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "offset", Value: length}, {Key: "hash", Value: state}, {Key: "tail", Value: nil}}}})
+			if err == nil && res.MatchedCount == 0 {
+				err = fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
+			}
+			if err != nil {
+				return fmt.Errorf("record progress: %w", err)
+			}
+			at = length
+			return nil
+		}
+	}
+	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, opts)
 	if err != nil {
-		return 0, err
+		return 0, nil, at, err
+	}
+	if len(head) > 0 {
+		if _, err := w.Write(head); err != nil {
+			w.Abort()
+			return 0, nil, at, err
+		}
 	}
 	m, err := w.ReadFrom(b.db.guardSpace(src))
 	if err == nil {
-		err = w.Close()
+		if rec.Length >= 0 && rec.Offset+n+m >= rec.Length {
+			err = w.Close() // the last chunk is stored short, as a file's is
+		} else {
+			tail, err = w.CloseWhole()
+		}
 	}
 	if err != nil {
 		w.Abort()
-		return 0, full(err)
+		return 0, nil, at, full(err)
 	}
-	return n + m, nil
+	return n + m, tail, at, nil
+}
+
+// completeStoredChunk appends src to the short last chunk of rec stored as
+// a chunk (by a gateway from before tails moved into the record), in one
+// update of its document, and returns how many bytes it took.
+func (b *Bucket) completeStoredChunk(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash) (int64, error) {
+	cs := int64(rec.ChunkSize)
+	k, p := rec.Offset/cs, rec.Offset%cs
+	var chunk struct {
+		Data []byte `bson:"data"`
+	}
+	err := b.chunks.FindOne(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}}).Decode(&chunk)
+	if err == nil && int64(len(chunk.Data)) < p {
+		err = fmt.Errorf("it holds %d bytes", len(chunk.Data))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: chunk %d: %w", ErrChunksLost, k, err)
+	}
+	buf := make([]byte, cs)
+	copy(buf, chunk.Data[:p])
+	m, err := io.ReadFull(src, buf[p:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return 0, err
+	}
+	if m == 0 {
+		return 0, nil
+	}
+	h.Write(buf[p : p+int64(m)])
+	_, err = updateOne(ctx, b.chunks, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: buf[:p+int64(m)]}}}})
+	if err != nil {
+		return 0, fmt.Errorf("complete chunk %d: %w", k, err)
+	}
+	return int64(m), nil
+}
+
+// skipHash is a hash that leaves out the first skip bytes written to it:
+// the record's tail, already in the hash's state, goes through the chunk
+// writer again to start the first chunk.
+type skipHash struct {
+	hash.Hash
+	skip int
+}
+
+func (s *skipHash) Write(p []byte) (int, error) {
+	k := min(s.skip, len(p))
+	s.skip -= k
+	s.Hash.Write(p[k:])
+	return len(p), nil
+}
+
+func (s *skipHash) MarshalBinary() ([]byte, error) {
+	return s.Hash.(encoding.BinaryMarshaler).MarshalBinary()
+}
+
+// storeTail stores the record's tail as the upload's short last chunk, when
+// it is complete without another append (its length declared at its offset).
+func (b *Bucket) storeTail(ctx context.Context, rec *Resumable) error {
+	if len(rec.Tail) == 0 || !rec.storedTail() {
+		return nil
+	}
+	k := rec.Offset / int64(rec.ChunkSize)
+	// A chunk left by an earlier try goes first.
+	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(k)}}}}); err != nil {
+		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+	}
+	b.db.cache.Invalidate(b.chunks, rec.FileID)
+	if _, err := b.chunks.InsertOne(ctx, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: rec.FileID},
+		{Key: "n", Value: int32(k)}, {Key: "data", Value: bson.Binary{Data: rec.Tail}}}); err != nil {
+		return fmt.Errorf("resumable upload %q: store the last chunk: %w", rec.ID, err)
+	}
+	return nil
 }
 
 // FinishResumable commits an upload whose every byte is stored but that is
@@ -437,11 +565,15 @@ func (b *Bucket) FinishResumable(ctx context.Context, id string) (*Resumable, er
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.Hash); err != nil {
 		return nil, fmt.Errorf("resumable upload %q: hash state: %w", id, err)
 	}
+	if err := b.storeTail(ctx, rec); err != nil {
+		return nil, err
+	}
 	if err := b.finishResumable(ctx, rec, h.Sum(nil)); err != nil {
 		return nil, err
 	}
+	rec.Tail = nil
 	if _, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "finished", Value: true}}}}); err != nil {
+		bson.D{{Key: "$set", Value: bson.D{{Key: "finished", Value: true}, {Key: "tail", Value: nil}}}}); err != nil {
 		return nil, fmt.Errorf("resumable upload %q: %w", id, err)
 	}
 	return rec, nil

@@ -29,6 +29,20 @@ func resumableBucket(t *testing.T) *buckets.Bucket {
 	return b
 }
 
+// appendTo appends under the upload's lock, as the tus door does.
+func appendTo(ctx context.Context, b *buckets.Bucket, id string, off int64, r io.Reader, opts buckets.AppendOptions) (*buckets.Resumable, error) {
+	l, _, err := b.LockResumable(ctx, id, 10*time.Second, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	rec, err := b.Resumable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return b.AppendResumable(ctx, rec, off, r, opts)
+}
+
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
@@ -83,11 +97,17 @@ func TestResumableAppends(t *testing.T) {
 			}
 		}
 		off := 0
-		for _, n := range pieces {
+		for i, n := range pieces {
 			if total == 0 {
 				break
 			}
-			rec, err := b.AppendResumable(ctx, r.ID, int64(off), bytes.NewReader(data[off:off+n]), buckets.AppendOptions{Expect: -1})
+			// Every other append announces its length (and may record
+			// progress), as tus clients do.
+			expect := int64(-1)
+			if i%2 == 1 {
+				expect = int64(n)
+			}
+			rec, err := appendTo(ctx, b, r.ID, int64(off), bytes.NewReader(data[off:off+n]), buckets.AppendOptions{Expect: expect})
 			if err != nil {
 				t.Fatalf("%s: append %d at %d: %v", name, n, off, err)
 			}
@@ -124,16 +144,16 @@ func TestResumableRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AppendResumable(ctx, r.ID, 0, bytes.NewReader(data[:1500]), buckets.AppendOptions{Expect: -1}); err != nil {
+	if _, err := appendTo(ctx, b, r.ID, 0, bytes.NewReader(data[:1500]), buckets.AppendOptions{Expect: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AppendResumable(ctx, r.ID, 1000, bytes.NewReader(data[1000:2000]), buckets.AppendOptions{Expect: -1}); !errors.Is(err, buckets.ErrOffsetMismatch) {
+	if _, err := appendTo(ctx, b, r.ID, 1000, bytes.NewReader(data[1000:2000]), buckets.AppendOptions{Expect: -1}); !errors.Is(err, buckets.ErrOffsetMismatch) {
 		t.Fatalf("wrong offset: %v", err)
 	}
 	// A checksum of other bytes: nothing appended, though the bytes were
 	// written into the chunks before the sum was known.
 	wrong := sha1.Sum([]byte("other"))
-	_, err = b.AppendResumable(ctx, r.ID, 1500, bytes.NewReader(bytes.Repeat([]byte("x"), 1700)), buckets.AppendOptions{Checksum: sha1.New(), Want: wrong[:], Expect: 1700})
+	_, err = appendTo(ctx, b, r.ID, 1500, bytes.NewReader(bytes.Repeat([]byte("x"), 1700)), buckets.AppendOptions{Checksum: sha1.New(), Want: wrong[:], Expect: 1700})
 	if !errors.Is(err, buckets.ErrChecksumMismatch) {
 		t.Fatalf("checksum: %v", err)
 	}
@@ -141,21 +161,21 @@ func TestResumableRefusals(t *testing.T) {
 		t.Fatalf("offset after a mismatch: %d", rec.Offset)
 	}
 	// Past the length.
-	if _, err := b.AppendResumable(ctx, r.ID, 1500, bytes.NewReader(randomBytes(3501)), buckets.AppendOptions{Expect: -1}); !errors.Is(err, buckets.ErrTooLarge) {
+	if _, err := appendTo(ctx, b, r.ID, 1500, bytes.NewReader(randomBytes(3501)), buckets.AppendOptions{Expect: -1}); !errors.Is(err, buckets.ErrTooLarge) {
 		t.Fatalf("too long: %v", err)
 	}
 	// A right checksum.
 	right := sha1.Sum(data[1500:2600])
-	if _, err := b.AppendResumable(ctx, r.ID, 1500, bytes.NewReader(data[1500:2600]), buckets.AppendOptions{Checksum: sha1.New(), Want: right[:], Expect: 1100}); err != nil {
+	if _, err := appendTo(ctx, b, r.ID, 1500, bytes.NewReader(data[1500:2600]), buckets.AppendOptions{Checksum: sha1.New(), Want: right[:], Expect: 1100}); err != nil {
 		t.Fatal(err)
 	}
 	// A client gone mid-body: what arrived stays.
 	cut := io.MultiReader(bytes.NewReader(data[2600:3333]), errReader{})
-	rec, err := b.AppendResumable(ctx, r.ID, 2600, eofOnError{cut}, buckets.AppendOptions{Expect: 2400})
+	rec, err := appendTo(ctx, b, r.ID, 2600, eofOnError{cut}, buckets.AppendOptions{Expect: 2400})
 	if err != nil || rec.Offset != 3333 {
 		t.Fatalf("cut: %v %+v", err, rec)
 	}
-	if _, err := b.AppendResumable(ctx, r.ID, 3333, bytes.NewReader(data[3333:]), buckets.AppendOptions{Expect: -1}); err != nil {
+	if _, err := appendTo(ctx, b, r.ID, 3333, bytes.NewReader(data[3333:]), buckets.AppendOptions{Expect: -1}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := b.FindByName(ctx, "refuse", -1)
@@ -202,7 +222,7 @@ func TestResumableConditions(t *testing.T) {
 	if _, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "once", Length: 10, Expiry: time.Hour, Conditions: cond}); !errors.Is(err, buckets.ErrPreconditionFailed) {
 		t.Fatalf("create: %v", err)
 	}
-	_, err = b.AppendResumable(ctx, r.ID, 0, bytes.NewReader(randomBytes(10)), buckets.AppendOptions{Expect: -1})
+	_, err = appendTo(ctx, b, r.ID, 0, bytes.NewReader(randomBytes(10)), buckets.AppendOptions{Expect: -1})
 	if !errors.Is(err, buckets.ErrPreconditionFailed) {
 		t.Fatalf("commit: %v", err)
 	}
@@ -228,7 +248,7 @@ func TestResumableConcat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b.AppendResumable(ctx, p.ID, 0, bytes.NewReader(data), buckets.AppendOptions{Expect: -1}); err != nil {
+			if _, err := appendTo(ctx, b, p.ID, 0, bytes.NewReader(data), buckets.AppendOptions{Expect: -1}); err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, p.ID)
@@ -268,20 +288,20 @@ func TestResumableSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "short", Length: 5000, ChunkSize: testChunk, Expiry: 300 * time.Millisecond})
+	short, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "short", Length: 5000, ChunkSize: testChunk, Expiry: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "done", Length: 3, ChunkSize: testChunk, Expiry: 300 * time.Millisecond})
+	done, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "done", Length: 3, ChunkSize: testChunk, Expiry: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []*buckets.Resumable{live, short} {
-		if _, err := b.AppendResumable(ctx, r.ID, 0, bytes.NewReader(randomBytes(2500)), buckets.AppendOptions{Expect: -1}); err != nil {
+		if _, err := appendTo(ctx, b, r.ID, 0, bytes.NewReader(randomBytes(2500)), buckets.AppendOptions{Expect: -1}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.AppendResumable(ctx, done.ID, 0, bytes.NewReader([]byte("abc")), buckets.AppendOptions{Expect: -1}); err != nil {
+	if _, err := appendTo(ctx, b, done.ID, 0, bytes.NewReader([]byte("abc")), buckets.AppendOptions{Expect: -1}); err != nil {
 		t.Fatal(err)
 	}
 	orphans, err := b.FindOrphans(ctx, time.Nanosecond)
@@ -291,7 +311,7 @@ func TestResumableSweep(t *testing.T) {
 	if len(orphans.Old)+len(orphans.Pending) != 0 {
 		t.Fatalf("orphans: %+v", orphans)
 	}
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(1700 * time.Millisecond)
 	if _, err := b.Resumable(ctx, short.ID); !errors.Is(err, buckets.ErrResumableExpired) {
 		t.Fatalf("expired: %v", err)
 	}
@@ -302,7 +322,8 @@ func TestResumableSweep(t *testing.T) {
 	if c, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: short.FileID}}); c != 0 {
 		t.Fatalf("%d chunks of the expired upload left", c)
 	}
-	if c, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: live.FileID}}); c != 3 {
+	// Two whole chunks; the last 500 bytes wait in the record.
+	if c, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: live.FileID}}); c != 2 {
 		t.Fatalf("%d chunks of the live upload", c)
 	}
 	if got := readBack(t, b, done.FileID); string(got) != "abc" {
@@ -357,4 +378,154 @@ func TestResumableLock(t *testing.T) {
 		t.Fatalf("took a live-looking lock after %s", time.Since(start))
 	}
 	l3.Unlock()
+}
+
+// TestResumableProgress: a long append records its offset as whole chunks
+// are stored, so that one cut by a crash (here: the body fails and the
+// append is abandoned, its lock never given back) keeps what was
+// recorded; the next holder removes the rest and continues from there.
+// An append with a checksum records nothing before its end.
+func TestResumableProgress(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	const step = 2 << 20
+	t.Cleanup(buckets.SetResumableProgress(step))
+	size := 4*step + 12345
+	data := randomBytes(size)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "progress", Length: int64(size), Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Start inside a chunk: the record's tail begins the append's first.
+	if _, err := appendTo(ctx, b, r.ID, 0, bytes.NewReader(data[:777]), buckets.AppendOptions{Expect: 777}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := b.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The body stops after a little more than the progress step; the
+	// append blocks there as if its gateway had been killed.
+	cut := 777 + step + 2<<20
+	body := &stallingReader{r: bytes.NewReader(data[777:cut]), stalled: make(chan struct{}), release: make(chan struct{})}
+	actx, cancel := context.WithCancel(ctx)
+	ended := stall(t, body, func() error {
+		_, err := b.AppendResumable(actx, cur, 777, body, buckets.AppendOptions{Expect: int64(size - 777)})
+		return err
+	})
+	waitFor(t, "the offset to move", 30*time.Second, func() bool {
+		rec, err := b.Resumable(ctx, r.ID)
+		return err == nil && rec.Offset > 777
+	})
+	// The append ends without recording its end (its inserts in flight
+	// land first, as they would not after a kill: the next holder's
+	// cleanup must not race them here).
+	cancel()
+	close(body.release)
+	<-ended
+	rec, err := b.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Offset < step || rec.Offset > int64(cut) || rec.Offset%int64(rec.ChunkSize) != 0 {
+		t.Fatalf("recorded offset %d, want a chunk boundary in [%d, %d]", rec.Offset, step, cut)
+	}
+	off := rec.Offset
+	// With a checksum the offset stays until the end.
+	sum := sha256.Sum256(data[off:])
+
+	body = &stallingReader{r: bytes.NewReader(data[off : off+step+2<<20]), stalled: make(chan struct{}), release: make(chan struct{})}
+	actx, cancel = context.WithCancel(ctx)
+	ended = stall(t, body, func() error {
+		_, err := b.AppendResumable(actx, rec, off, body, buckets.AppendOptions{Expect: int64(size) - off, Checksum: sha256.New(), Want: sum[:]})
+		return err
+	})
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	close(body.release)
+	<-ended
+	if rec, _ := b.Resumable(ctx, r.ID); rec.Offset != off {
+		t.Fatalf("an append with a checksum moved the offset to %d", rec.Offset)
+	}
+	if _, err := appendTo(ctx, b, r.ID, off, bytes.NewReader(data[off:]), buckets.AppendOptions{Expect: int64(size) - off}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := b.FindByName(ctx, "progress", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, b, f.ID); !bytes.Equal(got, data) {
+		t.Fatal("content differs")
+	}
+}
+
+// stall runs append, which reads body, until body stalls, and returns
+// what append returns once it ends; an append that ends first fails the
+// test.
+func stall(t *testing.T, body *stallingReader, append func() error) (ended chan error) {
+	t.Helper()
+	ended = make(chan error, 1)
+	go func() { ended <- append() }()
+	select {
+	case <-body.stalled:
+	case err := <-ended:
+		t.Fatalf("the append ended before its body stalled: %v", err)
+	}
+	return ended
+}
+
+func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stallingReader reads r, then blocks (closing stalled) until release,
+// as the body of a request whose gateway died: the append hangs there.
+type stallingReader struct {
+	r                io.Reader
+	stalled, release chan struct{}
+}
+
+func (s *stallingReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		close(s.stalled)
+		<-s.release
+	}
+	return n, err
+}
+
+// TestResumableDeclaredAtOffset: an upload of deferred length whose last
+// append ended inside a chunk, declared complete at its offset, stores the
+// record's tail as its short last chunk when it finishes.
+func TestResumableDeclaredAtOffset(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	data := randomBytes(2*testChunk + 500)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "deferred", Length: -1, ChunkSize: testChunk, Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := appendTo(ctx, b, r.ID, 0, bytes.NewReader(data), buckets.AppendOptions{Expect: int64(len(data))})
+	if err != nil || rec.Finished || len(rec.Tail) != 500 {
+		t.Fatalf("append: %v, tail of %d bytes", err, len(rec.Tail))
+	}
+	if err := b.DeclareResumableLength(ctx, r.ID, int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err = b.FinishResumable(ctx, r.ID); err != nil || !rec.Finished {
+		t.Fatalf("finish: %v", err)
+	}
+	if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
+		t.Fatal("content differs")
+	}
+	if n, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: r.FileID}}); n != 3 {
+		t.Fatalf("%d chunks", n)
+	}
 }

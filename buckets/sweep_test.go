@@ -199,7 +199,7 @@ func TestSweepAbortsUnfinishedUploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AppendResumable(ctx, r.ID, 0, bytes.NewReader(make([]byte, 40)), buckets.AppendOptions{Expect: -1}); err != nil {
+	if _, err := appendTo(ctx, b, r.ID, 0, bytes.NewReader(make([]byte, 40)), buckets.AppendOptions{Expect: -1}); err != nil {
 		t.Fatal(err)
 	}
 	other, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "keep/r", Length: 100, ChunkSize: 16, Expiry: 24 * time.Hour})

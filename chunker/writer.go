@@ -2,6 +2,7 @@ package chunker
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"hash"
 	"io"
@@ -77,6 +78,13 @@ type WriterOptions struct {
 	// Hash, when set, is the SHA-256 of the content so far, which Sum
 	// continues; nil starts a new one.
 	Hash hash.Hash
+	// Stored, when set, is called after each batch of whole chunks is
+	// stored, in order, with the content's length through the end of that
+	// batch and the hash's state at that length (BinaryMarshaler form);
+	// not for what Close or CloseWhole write. When it returns
+	// nil the caller owns those chunks: a later abort leaves them; an
+	// error fails the writer. A resumable upload records its progress so.
+	Stored func(length int64, hashState []byte) error
 }
 
 // Writer streams bytes into the chunk documents of one file. Reading the
@@ -103,6 +111,10 @@ type Writer struct {
 	// abort may remove. Another upload may write under the same files_id (a
 	// caller-chosen id taken twice); its chunks are not this writer's.
 	ids []bson.ObjectID
+	// kept is how many of ids Stored took over, set by the insert
+	// goroutine before it reports (wait orders it before discard).
+	kept   int
+	stored func(int64, []byte) error
 	// docs and docVals hold the documents of the batch being inserted,
 	// reused from batch to batch (flush waits for the insert before it
 	// refills them): a chunkDoc put in an interface by value would cost
@@ -149,6 +161,7 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		hash:      h,
 		length:    opts.Offset,
 		next:      opts.FirstChunk,
+		stored:    opts.Stored,
 		inflight:  make(chan error, 1),
 	}, nil
 }
@@ -239,6 +252,7 @@ func (w *Writer) Close() error {
 	if err := w.usable(); err != nil {
 		return err
 	}
+	w.stored = nil // the caller records the end itself
 	if len(w.buf) > 0 {
 		if err := w.flush(); err != nil {
 			return err
@@ -252,6 +266,35 @@ func (w *Writer) Close() error {
 	w.closed = true
 	w.leave()
 	return nil
+}
+
+// CloseWhole is Close for content that continues later: it stores the
+// whole chunks and returns the bytes past the last of them, which it does
+// not store (nil when the content ends on a chunk boundary). Length and
+// Sum still count them.
+func (w *Writer) CloseWhole() ([]byte, error) {
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	var tail []byte
+	if rest := len(w.buf) % w.chunkSize; rest > 0 {
+		tail = append([]byte(nil), w.buf[len(w.buf)-rest:]...)
+		w.buf = w.buf[:len(w.buf)-rest]
+	}
+	w.stored = nil // the caller records the end itself
+	if len(w.buf) > 0 {
+		if err := w.flush(); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.wait(); err != nil {
+		return nil, w.fail(err)
+	}
+	putBuffer(w.buf)
+	w.buf = nil
+	w.closed = true
+	w.leave()
+	return tail, nil
 }
 
 // Abort stops the upload and removes every chunk it wrote. It is safe
@@ -309,6 +352,18 @@ func (w *Writer) flush() error {
 		w.docVals[i] = chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]}
 		docs[i] = &w.docVals[i]
 	}
+	var state []byte
+	end, stored := w.length, w.stored
+	if stored != nil {
+		m, ok := w.hash.(encoding.BinaryMarshaler)
+		if !ok {
+			return w.fail(fmt.Errorf("chunker: Stored needs a hash that marshals its state"))
+		}
+		var err error
+		if state, err = m.MarshalBinary(); err != nil {
+			return w.fail(err)
+		}
+	}
 	if w.budget != nil {
 		// Taken here, not in the goroutine: while the store is busy the
 		// writer stops reading, so a waiting upload holds one batch, not
@@ -320,6 +375,7 @@ func (w *Writer) flush() error {
 			return w.fail(w.ctx.Err())
 		}
 	}
+	idsEnd := len(w.ids)
 	w.busy = true
 	go func() {
 		if w.budget != nil {
@@ -334,6 +390,10 @@ func (w *Writer) flush() error {
 		putBuffer(batch)
 		if err != nil {
 			err = fmt.Errorf("insert chunks %d-%d: %w", first, first+count-1, err)
+		} else if stored != nil {
+			if err = stored(end, state); err == nil {
+				w.kept = idsEnd
+			}
 		}
 		w.inflight <- err
 	}()
@@ -380,6 +440,8 @@ const removeBatch = 1000
 func (w *Writer) removeChunks() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), abortTimeout)
 	defer cancel()
+	w.ids = w.ids[w.kept:]
+	w.kept = 0
 	for len(w.ids) > 0 {
 		batch := w.ids[:min(len(w.ids), removeBatch)]
 		filter := bson.D{

@@ -144,7 +144,9 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 		opts.Checksum, opts.Want, opts.Expect = ex.checksum, ex.checksumWant, ex.expect
 	}
 	counted := &countingReader{r: src}
-	rec, err := u.bucket.AppendResumable(ctx, u.rec.ID, offset, counted, opts)
+	// tusd read the record under the upload's lock (GetUpload), or just
+	// created it (a creation with a body): it is the truth.
+	rec, err := u.bucket.AppendResumable(ctx, u.rec, offset, counted, opts)
 	u.door.metrics.bytes.Add(float64(counted.n))
 	if err != nil {
 		return 0, u.door.tusError(ctx, err)

@@ -2,14 +2,19 @@ package tus
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // rawPatch starts a PATCH of length bytes at off on a raw connection and
@@ -69,27 +74,44 @@ func TestCutConnection(t *testing.T) {
 	checkFile(t, s, "cut", data)
 }
 
-// TestKilledGateway: a gateway killed (SIGKILL) in the middle of a PATCH;
-// the client resumes through a second gateway on the same store, which
-// takes the dead gateway's lock over once its lease ends.
+// TestKilledGateway: a gateway killed (SIGKILL) in the middle of a long
+// PATCH; the client resumes through a second gateway on the same store,
+// which takes the dead gateway's lock over once its lease ends. The PATCH
+// recorded its offset as its chunks were stored (every
+// buckets.ResumableProgress bytes), so the second gateway answers more
+// than the first PATCH's end and only the rest is sent again.
 func TestKilledGateway(t *testing.T) {
 	db := storetest.MustOpenDB(t)
 	a, b := serve(t, db.Name()), serve(t, db.Name())
-	data := content(5<<20+3, 9)
+	data := content(buckets.ResumableProgress+8<<20+3, 9)
 	loc := create(t, a, "killed", len(data))
-	first := 1<<20 + 7
+	first := 1<<20 + 7 // ends inside a chunk
 	patch(t, a, loc, 0, data[:first])
-	rawPatch(t, a, loc, first, len(data)-first, data[first:first+2<<20])
-	time.Sleep(500 * time.Millisecond)
+	sent := buckets.ResumableProgress + 4<<20
+	rawPatch(t, a, loc, first, len(data)-first, data[first:first+sent])
+	_, id := path.Split(loc)
+	waitFor(t, "the long PATCH to record its progress", 60*time.Second, func() bool { return recordedOffset(t, db, id) > int64(first) })
 	a.kill(t)
 	start := time.Now()
 	off := offset(t, b, loc)
-	t.Logf("HEAD through the second gateway: offset %d after %s", off, time.Since(start).Round(time.Millisecond))
-	if off < first || off > first+2<<20 {
-		t.Fatalf("offset %d after the kill", off)
+	t.Logf("HEAD through the second gateway: offset %d after %s (%d bytes of the cut PATCH kept)", off, time.Since(start).Round(time.Millisecond), off-first)
+	if off <= first || off > first+sent || off%chunk != 0 {
+		t.Fatalf("offset %d after the kill: want a chunk boundary past %d, at most %d", off, first, first+sent)
 	}
 	patch(t, b, loc, off, data[off:])
 	checkFile(t, b, "killed", data)
+}
+
+// recordedOffset is the offset the record of upload id holds in the store.
+func recordedOffset(t *testing.T, db *mongo.Database, id string) int64 {
+	t.Helper()
+	var rec struct {
+		Offset int64 `bson:"offset"`
+	}
+	if err := db.Collection("fs"+buckets.ResumableSuffix).FindOne(context.Background(), bson.D{{Key: "_id", Value: id}}).Decode(&rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Offset
 }
 
 // TestConcurrentPatches: while one client's PATCH streams on one gateway,
