@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -226,5 +228,68 @@ func TestMaxChunkSizeFits(t *testing.T) {
 	}
 	if len(raw) > 16<<20 {
 		t.Errorf("a chunk of MaxChunkSize is a %d-byte document, more than 16 MiB", len(raw))
+	}
+}
+
+// TestWriterStoredAndCloseWhole: Stored reports each stored batch of
+// whole chunks with the hash state at its end; the chunks it took over
+// survive an abort; CloseWhole stores the whole chunks and hands back the
+// rest.
+func TestWriterStoredAndCloseWhole(t *testing.T) {
+	chunks := mustChunks(t)
+	data := randomBytes(4, 1050)
+	var lengths []int64
+	opts := small
+	opts.Stored = func(length int64, state []byte) error {
+		h := sha256.New()
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+			return err
+		}
+		if want := sha256.Sum256(data[:length]); !bytes.Equal(h.Sum(nil), want[:]) {
+			t.Errorf("hash state at %d is not the content's", length)
+		}
+		lengths = append(lengths, length)
+		if length > 300 {
+			return errors.New("the caller refuses")
+		}
+		return nil
+	}
+	w, err := chunker.NewWriter(context.Background(), chunks, "f", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Batches end at 300 (taken over) and 600 (refused: the writer fails).
+	_, err = w.Write(data)
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "the caller refuses") {
+		t.Fatalf("write: %v", err)
+	}
+	if fmt.Sprint(lengths) != "[300 600]" {
+		t.Errorf("Stored with %v", lengths)
+	}
+	if n := countChunks(t, chunks, "f"); n != 3 {
+		t.Errorf("%d chunks after the failure, want the 3 Stored took over", n)
+	}
+
+	opts = small
+	opts.Stored = nil
+	w, err = chunker.NewWriter(context.Background(), chunks, "g", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	tail, err := w.CloseWhole()
+	if err != nil || !bytes.Equal(tail, data[1000:]) {
+		t.Fatalf("CloseWhole: %v, tail of %d bytes", err, len(tail))
+	}
+	if n := countChunks(t, chunks, "g"); n != 10 {
+		t.Errorf("%d chunks, want 10 whole ones", n)
+	}
+	if sum := sha256.Sum256(data); w.Length() != int64(len(data)) || !bytes.Equal(w.Sum(), sum[:]) {
+		t.Errorf("Length %d, Sum %x: the tail counts", w.Length(), w.Sum())
 	}
 }
