@@ -358,8 +358,9 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 			return nil, err
 		}
 	}
-	// at: the offset the record holds now, this append's progress if any.
-	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: at}},
+	// at: the offset the record holds now, this append's progress if any;
+	// or already the new one, when a try landed but its reply was lost.
+	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, next.Offset}}}}},
 		bson.D{{Key: "$set", Value: bson.D{
 			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
 			{Key: "writing", Value: false}, {Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
@@ -444,7 +445,10 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 			if length-at < resumableProgress || rec.Length >= 0 && length >= rec.Length {
 				return nil // the end is recorded by the append itself
 			}
-			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: at}},
+			// Matching the new offset too makes a try that landed but
+			// whose reply was lost land again, the same (see updateOne):
+			// reported as failed, its chunks would go with the abort.
+			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, length}}}}},
 				bson.D{{Key: "$set", Value: bson.D{{Key: "offset", Value: length}, {Key: "hash", Value: state}, {Key: "tail", Value: nil}}}})
 			if err == nil && res.MatchedCount == 0 {
 				err = fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
@@ -801,12 +805,17 @@ func (b *Bucket) resumableIDs(ctx context.Context) ([]bson.RawValue, error) {
 const updateAttempts = 4
 
 // updateOne is UpdateOne tried again, a few times, when the store refuses
-// it for a moment (the embedded store answers SQLITE_BUSY to an update
-// that meets another writer). Only the appends' updates use it: each sets
-// values that do not depend on the document's own, so that one applied
-// twice is applied once, and one conditional on the offset that applied
-// but was reported failed matches nothing the second time, which the
-// caller reports as an offset mismatch (the client asks the offset).
+// it for a moment (SQLITE_BUSY from the embedded store, a connection
+// lost). The retries are for availability only: without them the append
+// fails, the record keeps the offset it had, and the next append removes
+// what this one stored past it. Each update it serves sets values that do
+// not depend on the document's own, so that one applied twice is applied
+// once; those conditional on the offset also match the offset they set,
+// so that a try that landed but whose reply was lost matches again rather
+// than reporting a failure for what happened (the progress records and
+// the last record of an append), or they report an offset mismatch that
+// the client resolves by asking the offset (the writing mark cannot land
+// twice differently).
 func updateOne(ctx context.Context, coll *mongo.Collection, filter, update bson.D) (*mongo.UpdateResult, error) {
 	wait := 20 * time.Millisecond
 	for attempt := 1; ; attempt++ {
