@@ -183,22 +183,12 @@ func (b *Bucket) Delete(ctx context.Context, id any) error {
 }
 
 // DeleteName removes every revision of the files named name and returns how
-// many it removed, or ErrFileNotFound when there was none.
+// many it removed, or ErrFileNotFound when there was none: DeleteNameIf
+// without conditions, under the name's lease like every write of a name, so
+// that two deletes, or a delete and a conditional write, through any
+// gateways happen one after the other.
 func (b *Bucket) DeleteName(ctx context.Context, name string) (int, error) {
-	ids, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
-	if err != nil {
-		return 0, err
-	}
-	if len(ids) == 0 {
-		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
-	}
-	removed, err := b.deleteAll(ctx, ids)
-	if err == nil && removed == 0 {
-		// Every revision had expired (or went meanwhile): removed, but
-		// none was there for the caller.
-		return 0, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
-	}
-	return removed, err
+	return b.DeleteNameIf(ctx, name, Conditions{})
 }
 
 // deleteAll removes the files with these ids and returns how many it

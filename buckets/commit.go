@@ -503,29 +503,27 @@ func (b *Bucket) current(ctx context.Context, id any, cond Conditions) (*File, e
 	return f, nil
 }
 
-// DeleteNameIf removes every revision of the files named name, as
-// DeleteName does, if cond holds for the newest one. Holding the name's
-// lease (see the commit protocol) it removes the newest revision's files
-// document only if it is still the version checked, then those of the
-// older ones; the chunks go after the lease is given back. A revision
-// committed meanwhile without a lease stays. With an If-Match and no file
-// it returns ErrPreconditionFailed, else ErrFileNotFound.
+// DeleteNameIf removes every revision of the files named name if cond holds
+// for the newest one. Holding the name's lease (see the commit protocol) it
+// removes the older revisions' files documents, then the newest's only if
+// it is still the version checked; the chunks go after the lease is given
+// back. Without a file it returns ErrPreconditionFailed for an If-Match,
+// else ErrFileNotFound, and removes what expired revisions of the name are
+// left (none was there for the caller).
 func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions) (int, error) {
-	if !cond.Any() {
-		return b.DeleteName(ctx, name)
-	}
 	ids, err := b.deleteNameDocs(ctx, name, cond)
-	if err != nil {
-		return 0, err
-	}
 	for _, id := range ids {
 		b.dropChunks(ctx, id)
+	}
+	if err != nil {
+		return 0, err
 	}
 	return len(ids), nil
 }
 
 // deleteNameDocs is the part of DeleteNameIf under the lease; it returns
-// the _ids of the files documents it removed.
+// the _ids of the files documents it removed, with its error too (older or
+// expired revisions removed before it failed or found no file).
 func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Conditions) ([]any, error) {
 	ls, err := b.acquireLeases(ctx, name)
 	if err != nil {
@@ -536,38 +534,46 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 	for range maxCASAttempts {
 		cur, err := b.newest(ctx, name)
 		if err != nil {
-			return nil, err
+			return gone, err
 		}
 		if err := cond.Check(cur); err != nil {
-			return nil, err
+			return gone, err
 		}
 		if cur == nil {
-			return nil, fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+			notFound := fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, name, b.name)
+			expired, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
+			if err != nil || len(expired) == 0 {
+				return gone, notFound
+			}
+			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: expired}}}}); err != nil {
+				return gone, notFound
+			}
+			return append(gone, expired...), notFound
 		}
 		older, err := b.revisionsUpTo(ctx, cur)
 		if err != nil {
-			return nil, err
+			return gone, err
 		}
 		// The older revisions go first: a store that fails between the
 		// two steps leaves the newest in place, the delete not done,
 		// where the other order would bring an older revision back as the
-		// newest. Their chunks are left to the sweeper then.
+		// newest.
 		if len(older) > 0 {
 			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
-				return nil, fmt.Errorf("delete older revisions of %q: %w", name, err)
+				return gone, fmt.Errorf("delete older revisions of %q: %w", name, err)
 			}
 			gone = append(gone, older...)
 		}
 		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
 		if err != nil {
-			return nil, fmt.Errorf("delete file %v: %w", cur.ID, err)
+			return gone, fmt.Errorf("delete file %v: %w", cur.ID, err)
 		}
 		if res.DeletedCount == 0 {
 			continue // changed since it was checked: check again
 		}
 		return append(gone, cur.ID), nil
 	}
-	return nil, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
+	return gone, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
 }
 
 // revisionsUpTo lists the _ids of the revisions of f's name that come

@@ -133,3 +133,46 @@ func TestDeleteNeverResurrects(t *testing.T) {
 		}
 	}
 }
+
+// Two DELETEs of every revision of a name, the second sent while the first
+// is between its files documents: the second waits for the first (the
+// name's lease) and answers 404, as it would after it. Before, the first
+// removed the older revision, the second the newest, and both answered 204,
+// which no order of two deletes of one file explains (the linearizability
+// test's history showed it, and a conditional replace of the newest landing
+// between the two steps of a DELETE that answered 204).
+func TestDeletesOfANameTakeTurns(t *testing.T) {
+	var files atomic.Int32
+	blocked, release := make(chan struct{}), make(chan struct{})
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if coll, _ := e.Command.Lookup("delete").StringValueOK(); e.CommandName == "delete" && coll == "fs.files" && files.Add(1) == 2 {
+			close(blocked)
+			select { // the first DELETE waits here for the second, or 3 s
+			case <-release:
+			case <-time.After(3 * time.Second):
+			}
+		}
+	}}
+	r := newRigWith(t, mon)
+	for _, body := range [][]byte{content(1, 3000), content(2, 4000)} {
+		if res := r.do("PUT", "/b/fs/twice", body, nil); res.status != 201 {
+			t.Fatalf("PUT: %d %v", res.status, res.err)
+		}
+	}
+	first := make(chan result, 1)
+	go func() { first <- r.do("DELETE", "/b/fs/twice", nil, nil) }()
+	select {
+	case <-blocked:
+	case res := <-first:
+		t.Fatalf("the first DELETE answered %d %s without a second files document to delete", res.status, res.body)
+	}
+	second := r.do("DELETE", "/b/fs/twice", nil, nil)
+	close(release)
+	one := <-first
+	if one.status != 204 || second.status != 404 {
+		t.Errorf("the DELETEs answered %d and %d, want 204 and 404", one.status, second.status)
+	}
+	if res := r.do("GET", "/b/fs/twice", nil, nil); res.status != 404 {
+		t.Errorf("GET after the DELETEs: %d", res.status)
+	}
+}
