@@ -318,7 +318,7 @@ func (f *readFile) Close() error {
 	if f.d == nil {
 		return nil
 	}
-	f.fsys.s.metrics.storeBytes.Add(float64(f.d.Fetched()))
+	f.fsys.s.metrics.downloads.StoreBytes.Add(float64(f.d.Fetched()))
 	err := f.d.Close()
 	f.d = nil
 	return err

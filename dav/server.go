@@ -378,7 +378,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, l loc) error {
 	start := time.Now()
 	http.ServeContent(&reply{ResponseWriter: w, q: q}, r, "", fi.mod, f)
 	if r.Method == http.MethodGet {
-		s.metrics.downloads.Observe(time.Since(start).Seconds())
+		s.metrics.downloads.Duration.Observe(time.Since(start).Seconds())
 	}
 	return nil
 }

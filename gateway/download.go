@@ -71,7 +71,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 	content := &body{d: d, metrics: h.metrics}
 	defer func() {
 		d.Close()
-		h.metrics.storeBytes.Add(float64(d.Fetched()))
+		h.metrics.downloads.StoreBytes.Add(float64(d.Fetched()))
 	}()
 
 	hdr := c.Response().Header()
@@ -134,7 +134,7 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 		h.metrics.rangeRequests.WithLabelValues(kind).Inc()
 	}
 	if req.Method == http.MethodGet && status < 300 {
-		h.metrics.downloads.Observe(time.Since(start).Seconds())
+		h.metrics.downloads.Duration.Observe(time.Since(start).Seconds())
 	}
 	return nil
 }

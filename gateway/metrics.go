@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/doormetrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -18,10 +19,9 @@ type metrics struct {
 	bytesIn       prometheus.Counter     // request bodies
 	bytesOut      prometheus.Counter     // response bodies
 	uploads       prometheus.Histogram   // seconds per committed upload
-	downloads     prometheus.Histogram   // seconds per GET of file content
+	downloads     *doormetrics.Downloads // GETs of file content
 	rangeRequests *prometheus.CounterVec // 206 replies, single or multi
 	chunkFetch    prometheus.Histogram   // seconds a read waited for chunks
-	storeBytes    prometheus.Counter     // chunk bytes received from the store
 	sweptChunks   prometheus.Counter     // orphaned chunks the sweeper removed
 	busy          prometheus.Counter     // uploads refused by max-concurrent-uploads
 }
@@ -46,11 +46,7 @@ func newMetrics(reg *prometheus.Registry, db *buckets.DB) *metrics {
 			Help:    "Time from the start of an upload to its commit.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 4, 10),
 		}),
-		downloads: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "gridfsd_download_duration_seconds",
-			Help:    "Time to serve a GET of file content, whole or ranged.",
-			Buckets: prometheus.ExponentialBuckets(0.005, 4, 10),
-		}),
+		downloads: doormetrics.NewDownloads("gridfsd_", ""),
 		rangeRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gridfsd_range_requests_total",
 			Help: "Downloads answered with 206 Partial Content, by kind (single or multi).",
@@ -59,10 +55,6 @@ func newMetrics(reg *prometheus.Registry, db *buckets.DB) *metrics {
 			Name:    "gridfsd_chunk_fetch_seconds",
 			Help:    "Time a download read waited for chunks from the store.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
-		}),
-		storeBytes: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "gridfsd_store_read_bytes_total",
-			Help: "Chunk bytes downloads received from the store, read-ahead included.",
 		}),
 		sweptChunks: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gridfsd_swept_chunks_total",
@@ -74,8 +66,8 @@ func newMetrics(reg *prometheus.Registry, db *buckets.DB) *metrics {
 		}),
 	}
 	reg.MustRegister(
-		m.requests, m.bytesIn, m.bytesOut, m.uploads, m.downloads,
-		m.rangeRequests, m.chunkFetch, m.storeBytes, m.sweptChunks, m.busy,
+		m.requests, m.bytesIn, m.bytesOut, m.uploads, m.downloads.Duration,
+		m.rangeRequests, m.chunkFetch, m.downloads.StoreBytes, m.sweptChunks, m.busy,
 		chunkCacheCollector{db},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
