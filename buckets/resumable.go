@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
@@ -301,9 +302,12 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	if err := b.db.checkSpace(0); err != nil {
 		return nil, err
 	}
-	if err := b.prepareAppend(ctx, rec); err != nil {
-		return nil, err
-	}
+	// The record's writing mark (and the cleanup after an append that
+	// failed) goes to the store while the first chunks arrive: the chunk
+	// writer's first insert waits for it.
+	prepared := make(chan error, 1)
+	go func() { prepared <- b.prepareAppend(ctx, rec) }()
+	ready := sync.OnceValue(func() error { return <-prepared })
 	limit := int64(-1)
 	if rec.Length >= 0 {
 		limit = rec.Length - rec.Offset
@@ -328,7 +332,10 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	// kept: no checksum to verify at its end, and a body that cannot run
 	// past the limits.
 	progress := opts.Checksum == nil && opts.Expect >= 0 && (limit < 0 || opts.Expect <= limit)
-	n, tail, at, err := b.appendChunks(ctx, rec, src, h, progress)
+	n, tail, at, err := b.appendChunks(ctx, rec, src, h, progress, ready)
+	if perr := ready(); perr != nil {
+		return nil, perr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resumable upload %q: %w", id, full(err))
 	}
@@ -416,7 +423,7 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
 // recorded the offset as it went. The record's tail starts the first
 // chunk; with progress, the record's offset moves as batches of whole
 // chunks are stored.
-func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool) (n int64, tail []byte, at int64, err error) {
+func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool, ready func() error) (n int64, tail []byte, at int64, err error) {
 	cs := int64(rec.ChunkSize)
 	k, p := rec.Offset/cs, rec.Offset%cs
 	at = rec.Offset
@@ -427,6 +434,9 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 	case p > 0:
 		// A record written before tails moved into it: its short last
 		// chunk is completed in place.
+		if err := ready(); err != nil {
+			return 0, nil, at, err
+		}
 		m, err := b.completeStoredChunk(ctx, rec, src, h)
 		if err != nil || p+m < cs {
 			return m, nil, at, err // an error, or the body ended inside the chunk
@@ -436,7 +446,7 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 	}
 	opts := chunker.WriterOptions{
 		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs,
-		Hash: &skipHash{Hash: h, skip: len(head)},
+		Hash: &skipHash{Hash: h, skip: len(head)}, Ready: ready,
 	}
 	if progress {
 		// Called in order, one at a time; read below once the writer is

@@ -85,6 +85,11 @@ type WriterOptions struct {
 	// nil the caller owns those chunks: a later abort leaves them; an
 	// error fails the writer. A resumable upload records its progress so.
 	Stored func(length int64, hashState []byte) error
+	// Ready, when set, is called once before the first insert, which
+	// waits for it; an error fails the writer with nothing inserted. The
+	// caller's own preparation of the store then overlaps the reading of
+	// the first batch.
+	Ready func() error
 }
 
 // Writer streams bytes into the chunk documents of one file. Reading the
@@ -115,6 +120,7 @@ type Writer struct {
 	// goroutine before it reports (wait orders it before discard).
 	kept   int
 	stored func(int64, []byte) error
+	ready  func() error
 	// docs and docVals hold the documents of the batch being inserted,
 	// reused from batch to batch (flush waits for the insert before it
 	// refills them): a chunkDoc put in an interface by value would cost
@@ -162,6 +168,7 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		length:    opts.Offset,
 		next:      opts.FirstChunk,
 		stored:    opts.Stored,
+		ready:     opts.Ready,
 		inflight:  make(chan error, 1),
 	}, nil
 }
@@ -332,6 +339,12 @@ func (w *Writer) usable() error {
 // flush hands the filled part of buf to an insert, after waiting for the one
 // before it: at most one insert is in flight, so memory stays at two batches.
 func (w *Writer) flush() error {
+	if ready := w.ready; ready != nil {
+		w.ready = nil
+		if err := ready(); err != nil {
+			return w.fail(err)
+		}
+	}
 	if err := w.wait(); err != nil {
 		return w.fail(err)
 	}
