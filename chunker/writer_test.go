@@ -293,3 +293,40 @@ func TestWriterStoredAndCloseWhole(t *testing.T) {
 		t.Errorf("Length %d, Sum %x: the tail counts", w.Length(), w.Sum())
 	}
 }
+
+// TestWriterReady: the first insert waits for Ready, called once; its
+// error fails the writer with nothing inserted.
+func TestWriterReady(t *testing.T) {
+	chunks := mustChunks(t)
+	calls := 0
+	opts := small
+	opts.Ready = func() error {
+		calls++
+		if n := countChunks(t, chunks, "r"); n != 0 {
+			t.Errorf("%d chunks inserted before Ready", n)
+		}
+		return nil
+	}
+	w, err := chunker.NewWriter(context.Background(), chunks, "r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(randomBytes(5, 1050)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil || calls != 1 || countChunks(t, chunks, "r") != 11 {
+		t.Fatalf("Close: %v, Ready called %d times, %d chunks", err, calls, countChunks(t, chunks, "r"))
+	}
+	opts.Ready = func() error { return errors.New("not ready") }
+	w, err = chunker.NewWriter(context.Background(), chunks, "s", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Write(randomBytes(6, 1050))
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil || err.Error() != "not ready" || countChunks(t, chunks, "s") != 0 {
+		t.Fatalf("Ready failing: %v, %d chunks", err, countChunks(t, chunks, "s"))
+	}
+}
