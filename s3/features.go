@@ -14,12 +14,9 @@ import (
 // core operations (CORS, tagging, canned ACLs, object attributes); handled
 // is false for any other request.
 func (s *Server) routeFeatures(req *request, q url.Values) (handled bool, err error) {
+	run := s.operation(req)
 	op := func(name string, need auth.Access, fn func(*request) error) (bool, error) {
-		req.op = name
-		if err := s.allow(req, req.bucket, need); err != nil {
-			return true, err
-		}
-		return true, fn(req)
+		return true, run(name, need, fn)
 	}
 	m := req.r.Method
 	if req.key == "" {

@@ -27,13 +27,7 @@ type publicAccessBlockXML struct {
 var ErrNoSuchPublicAccessBlock = &Error{http.StatusNotFound, "NoSuchPublicAccessBlockConfiguration", "The public access block configuration was not found"}
 
 func (s *Server) routePublicAccessBlock(req *request) error {
-	op := func(name string, need auth.Access, fn func(*request) error) error {
-		req.op = name
-		if err := s.allow(req, req.bucket, need); err != nil {
-			return err
-		}
-		return fn(req)
-	}
+	op := s.operation(req)
 	switch req.r.Method {
 	case http.MethodGet:
 		return op("GetPublicAccessBlock", auth.Read, s.getPublicAccessBlock)

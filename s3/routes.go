@@ -49,14 +49,21 @@ func (s *Server) route(req *request) error {
 	return s.routeObject(req, q)
 }
 
-func (s *Server) routeBucket(req *request, q url.Values) error {
-	op := func(name string, need auth.Access, fn func(*request) error) error {
+// operation returns how a route runs the S3 operation name on req: it
+// names the operation (for logs and metrics), checks that the caller has
+// need on the bucket, then calls fn.
+func (s *Server) operation(req *request) func(name string, need auth.Access, fn func(*request) error) error {
+	return func(name string, need auth.Access, fn func(*request) error) error {
 		req.op = name
 		if err := s.allow(req, req.bucket, need); err != nil {
 			return err
 		}
 		return fn(req)
 	}
+}
+
+func (s *Server) routeBucket(req *request, q url.Values) error {
+	op := s.operation(req)
 	switch req.r.Method {
 	case http.MethodPut:
 		if q.Has("lifecycle") {
@@ -101,13 +108,7 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 }
 
 func (s *Server) routeObject(req *request, q url.Values) error {
-	op := func(name string, need auth.Access, fn func(*request) error) error {
-		req.op = name
-		if err := s.allow(req, req.bucket, need); err != nil {
-			return err
-		}
-		return fn(req)
-	}
+	op := s.operation(req)
 	r := req.r
 	switch r.Method {
 	case http.MethodGet:
