@@ -42,8 +42,8 @@ func (b *Bucket) CopyPart(ctx context.Context, upload string, n int, src *Bucket
 	if int64(f.ChunkSize) != cs || length <= 0 || start < 0 || end > f.Length || start%cs != 0 || end%cs != 0 && end != f.Length {
 		return nil, ErrNotAligned
 	}
-	if max, name := b.UploadLimit(); max > 0 && length > max {
-		return nil, fmt.Errorf("%w: part %d: more than the %s of %d bytes", ErrTooLarge, n, name, max)
+	if err := b.CheckUploadSize(length); err != nil {
+		return nil, fmt.Errorf("part %d: %w", n, err)
 	}
 	if err := b.db.checkSpace(length); err != nil {
 		return nil, err
@@ -54,8 +54,10 @@ func (b *Bucket) CopyPart(ctx context.Context, upload string, n int, src *Bucket
 		b.removeChunksOf(context.WithoutCancel(ctx), id)
 		return nil, err
 	}
+	// The limit lets the store close the cursor with its last batch, as
+	// chunk reads do (chunker.Reader.find says why that matters).
 	cur, err := src.chunks.Find(ctx, bson.D{{Key: "files_id", Value: f.ID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lt", Value: first + count}}}},
-		options.Find().SetSort(bson.D{{Key: "n", Value: 1}}).SetBatchSize(copyBatch).SetProjection(bson.D{{Key: "n", Value: 1}, {Key: "data", Value: 1}}))
+		options.Find().SetSort(bson.D{{Key: "n", Value: 1}}).SetBatchSize(copyBatch).SetLimit(count).SetProjection(bson.D{{Key: "n", Value: 1}, {Key: "data", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("copy part %d: read chunks: %w", n, err)
 	}
