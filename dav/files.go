@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/chunker"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"golang.org/x/net/webdav"
 )
@@ -255,9 +256,8 @@ func (f *readFile) Read(p []byte) (int, error) {
 }
 
 // writeTo writes n bytes from the offset to w straight from the chunk
-// cache (chunker.Reader.Next), with no buffer of its own, as the HTTP
-// API's downloads do: ServeContent's io.Copy reaches it through
-// reply.ReadFrom.
+// cache (chunker.Reader.Send), as the HTTP API's downloads do:
+// ServeContent's io.Copy reaches it through reply.ReadFrom.
 func (f *readFile) writeTo(w io.Writer, n int64) (int64, error) {
 	if n <= 0 {
 		return 0, nil
@@ -265,25 +265,12 @@ func (f *readFile) writeTo(w io.Writer, n int64) (int64, error) {
 	if err := f.open(); err != nil {
 		return 0, requestOf(f.ctx).fail(err)
 	}
-	var written int64
-	for written < n {
-		p, err := f.d.Next(int(min(n-written, 1<<30)))
-		f.off += int64(len(p))
-		if len(p) > 0 {
-			m, werr := w.Write(p)
-			written += int64(m)
-			if werr != nil {
-				return written, werr
-			}
-		}
-		if err == io.EOF {
-			return written, nil
-		}
-		if err != nil {
-			return written, requestOf(f.ctx).fail(err)
-		}
+	written, err := f.d.Send(w, n, nil)
+	f.off += written
+	if err != nil && !chunker.IsWriteError(err) {
+		return written, requestOf(f.ctx).fail(err)
 	}
-	return written, nil
+	return written, err
 }
 
 // Seek is O(1): it moves the offset; the next Read fetches from there.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/chunker"
 	"github.com/labstack/echo/v4"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -357,30 +358,16 @@ func (b *body) advance(n int, start time.Time) {
 	b.pos += int64(n)
 }
 
-// writeTo writes the next n bytes of the file, or to its end, to w straight
-// from the chunks the download holds (Download.Next): what Read and then
-// Write would do, without a buffer of the download's own or a copy.
+// writeTo writes the next n bytes of the file to w straight from the
+// chunks the download holds (chunker.Reader.Send), counting the waits for
+// chunks as Read does.
 func (b *body) writeTo(w io.Writer, n int64) (int64, error) {
-	var written int64
-	for written < n {
-		start := time.Now()
-		p, err := b.d.Next(int(min(n-written, 1<<30)))
-		b.advance(len(p), start)
-		if len(p) > 0 {
-			m, werr := w.Write(p)
-			written += int64(m)
-			if werr != nil {
-				return written, werr
-			}
-		}
-		if err == io.EOF {
-			return written, nil
-		}
-		if err != nil {
-			return written, b.fail(err)
-		}
+	written, err := b.d.Send(w, n, func(took time.Duration) { b.metrics.chunkFetch.Observe(took.Seconds()) })
+	b.pos += written
+	if err != nil && !chunker.IsWriteError(err) {
+		return written, b.fail(err)
 	}
-	return written, nil
+	return written, err
 }
 
 // ReadFrom is how io.Copy, which ServeContent sends a range with, writes

@@ -375,38 +375,10 @@ func (s *Server) getObject(req *request) error {
 		dl.Expect(rng.start, rng.start+rng.length)
 	}
 	req.w.WriteHeader(status)
-	if _, err := sendChunks(req.w, dl, rng.length); err != nil && ctx.Err() == nil {
+	if _, err := dl.Send(req.w, rng.length, nil); err != nil && ctx.Err() == nil {
 		s.log.Error("s3: send object", "request_id", req.id, "bucket", req.bucket, "error", err)
 	}
 	return nil
-}
-
-// sendChunks writes the next n bytes of dl to w straight from the chunks
-// the download holds (chunker.Reader.Next), as the HTTP API sends a file:
-// no buffer of its own and no copy, where io.CopyN would copy every byte
-// through a 32 KiB buffer of each request's.
-func sendChunks(w io.Writer, dl *buckets.Download, n int64) (int64, error) {
-	var written int64
-	for written < n {
-		p, err := dl.Next(int(min(n-written, 1<<30)))
-		if len(p) > 0 {
-			m, werr := w.Write(p)
-			written += int64(m)
-			if werr != nil {
-				return written, werr
-			}
-		}
-		if err == io.EOF {
-			if written < n {
-				return written, io.ErrUnexpectedEOF
-			}
-			return written, nil
-		}
-		if err != nil {
-			return written, err
-		}
-	}
-	return written, nil
 }
 
 // upload is what an upload request says about its content.
