@@ -42,6 +42,9 @@ func (b *bench) concurrency(ctx context.Context, data *pattern, gw *gateway) err
 		b.addLevel(group, "uploads", lat, errs, elapsed, rss, int64(len(lat))*each,
 			fmt.Sprintf("%d uploads of %s, %d at a time, SHA-256 checked", perLevel, human(each), n))
 	}
+	if err := b.smallUploads(ctx, data, gw); err != nil {
+		return err
+	}
 	size := b.s.readSize
 	bk, err := b.fresh(ctx)
 	if err != nil {
@@ -128,6 +131,30 @@ func (b *bench) addLevel(group, what string, lat []time.Duration, errs int, elap
 	b.add(group, what+": p99 latency", "ms", []float64{pct(0.99)}, "")
 	b.add(group, what+": errors", "count", []float64{float64(errs)}, "")
 	b.add(group, what+": gateway RSS", "MiB", []float64{float64(rss) / (1 << 20)}, "peak, sampled every 50 ms")
+}
+
+// smallUploads measures what a request costs beyond its bytes: many small
+// files, 16 at a time, each commit taking its name's lease (see
+// buckets/commit.go) as every upload's does.
+func (b *bench) smallUploads(ctx context.Context, data *pattern, gw *gateway) error {
+	files, each, at := 1000, int64(16<<10), 16
+	if b.s.smoke {
+		files = 48
+	}
+	want := sha256.New()
+	io.Copy(want, data.reader(each))
+	wantSum := hex.EncodeToString(want.Sum(nil))
+	if _, err := b.fresh(ctx); err != nil {
+		return err
+	}
+	lat, errs, elapsed, rss := b.atLevel(gw, at, files, func(i int) (int64, error) {
+		return each, gw.putChecked(ctx, fmt.Sprintf("/b/%s/small-%d", bucketName, i), data.reader(each), each, wantSum)
+	})
+	group := "small uploads"
+	b.add(group, "files per second", "files/s", []float64{float64(len(lat)) / elapsed.Seconds()},
+		fmt.Sprintf("%d PUTs of %s, %d at a time, SHA-256 checked", files, human(each), at))
+	b.addLevel(group, "uploads", lat, errs, elapsed, rss, int64(len(lat))*each, "")
+	return nil
 }
 
 // putChecked uploads body and checks the SHA-256 the gateway stored.
