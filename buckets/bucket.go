@@ -161,25 +161,58 @@ func (b *Bucket) OpenName(ctx context.Context, name string, revision int) (*Down
 // Delete removes the file with _id id: the files document first, so the
 // file disappears at once, then its chunks. When there is no files document
 // it still removes orphaned chunks of that id and returns ErrFileNotFound.
+// It removes the files document holding the lease of the file's name, as
+// every write of a name does (see the commit protocol in doc.go): a delete
+// then comes before or after a conditional write of that name, never
+// between its check and its commit.
 func (b *Bucket) Delete(ctx context.Context, id any) error {
-	if err := b.checkID(ctx, id); err != nil {
-		return err
+	for range maxCASAttempts {
+		f, err := b.stat(ctx, id)
+		if errors.Is(err, ErrFileNotFound) {
+			b.dropChunks(ctx, id)
+		}
+		if err != nil {
+			return err
+		}
+		removed, err := b.deleteNamed(ctx, f)
+		if err != nil {
+			return err
+		}
+		if !removed {
+			continue // renamed meanwhile: its name's lease is another
+		}
+		b.dropChunks(ctx, id)
+		if b.expired(f, time.Now()) {
+			// An expired file is removed all the same, sooner than the
+			// sweeper would, but it was not there for the caller.
+			return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+		}
+		return nil
 	}
-	// An expired file is removed all the same, sooner than the sweeper
-	// would, but it was not there for the caller.
-	expired := false
-	if f, err := b.stat(ctx, id); err == nil {
-		expired = b.expired(f, time.Now())
-	}
-	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	return fmt.Errorf("delete file %v: it kept being renamed", id)
+}
+
+// deleteNamed removes f's files document under the lease of f's name. It
+// reports false when the file has another name by then; a file another
+// writer removed first is ErrFileNotFound.
+func (b *Bucket) deleteNamed(ctx context.Context, f *File) (bool, error) {
+	ls, err := b.acquireLeases(ctx, f.Filename)
 	if err != nil {
-		return fmt.Errorf("delete file %v: %w", id, full(err))
+		return false, err
 	}
-	b.dropChunks(ctx, id)
-	if res.DeletedCount == 0 || expired {
-		return fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
+	defer ls.release(ctx)
+	g, err := b.stat(ctx, f.ID)
+	if err != nil || g.Filename != f.Filename {
+		return false, err
 	}
-	return nil
+	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}})
+	if err != nil {
+		return false, fmt.Errorf("delete file %v: %w", f.ID, full(err))
+	}
+	if res.DeletedCount == 0 {
+		return false, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, f.ID, b.name)
+	}
+	return true, nil
 }
 
 // DeleteName removes every revision of the files named name and returns how

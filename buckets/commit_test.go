@@ -448,3 +448,56 @@ func TestBlindWriteOrderedWithCreate(t *testing.T) {
 	}
 	t.Logf("both writes succeeded in %d of 40 rounds", both)
 }
+
+// TestDeleteByIDOrderedWithReplace races a delete of a revision by its _id,
+// without conditions, against a conditional replace of that revision
+// through another gateway. One of them must see the other: both answered
+// success means the delete removed a revision the replace had checked and
+// then removed again, a history no order of the two explains.
+func TestDeleteByIDOrderedWithReplace(t *testing.T) {
+	bs := gateways(t, 2, "delid")
+	ctx := context.Background()
+	both, deleted, replaced := 0, 0, 0
+	for round := range 40 {
+		name := fmt.Sprintf("r%d", round)
+		base, err := bs[0].Upload(ctx, name, bytes.NewReader([]byte("base")), buckets.UploadOptions{ChunkSize: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var (
+			wg          sync.WaitGroup
+			delErr, rErr error
+			start       = make(chan struct{})
+		)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			// Spread over the replace's commit, which comes after its body.
+			time.Sleep(time.Duration(round%10) * 300 * time.Microsecond)
+			delErr = bs[0].Delete(ctx, base.ID)
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			_, rErr = bs[1].Upload(ctx, name, bytes.NewReader([]byte("replacement")),
+				buckets.UploadOptions{ChunkSize: 4, Conditions: buckets.Conditions{IfMatch: base.ETag()}, Replace: true})
+		}()
+		close(start)
+		wg.Wait()
+		switch {
+		case delErr == nil && rErr == nil:
+			both++
+		case delErr == nil && errors.Is(rErr, buckets.ErrPreconditionFailed):
+			deleted++
+		case errors.Is(delErr, buckets.ErrFileNotFound) && rErr == nil:
+			replaced++
+		default:
+			t.Fatalf("round %d: delete: %v; replace: %v", round, delErr, rErr)
+		}
+	}
+	if both > 0 {
+		t.Fatalf("the delete and the replace of one revision both succeeded in %d of 40 rounds (delete first %d, replace first %d)", both, deleted, replaced)
+	}
+	t.Logf("delete first in %d rounds, replace first in %d", deleted, replaced)
+}

@@ -51,8 +51,8 @@
 // of it, so a lease is never taken over from a live holder unless the
 // gateways' clocks differ by more than CommitTimeout.
 //
-// A conditional write by id (PatchIf, DeleteIf) holds the lease of the
-// file's name (and of the new name, for a rename), so it is atomic with the
+// A write by id (PatchIf, DeleteIf, and Delete without conditions) holds
+// the lease of the file's name (and of the new name, for a rename), so it is atomic with the
 // conditional writes by name; its update or delete also names the _id and
 // the version fields the conditions were checked against (see File.ETag),
 // so on MongoDB it applies only if the file is still that version even
