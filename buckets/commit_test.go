@@ -465,9 +465,9 @@ func TestDeleteByIDOrderedWithReplace(t *testing.T) {
 			t.Fatal(err)
 		}
 		var (
-			wg          sync.WaitGroup
+			wg           sync.WaitGroup
 			delErr, rErr error
-			start       = make(chan struct{})
+			start        = make(chan struct{})
 		)
 		wg.Add(2)
 		go func() {
