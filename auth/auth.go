@@ -100,7 +100,8 @@ func (c Config) Enabled() bool {
 // Authorizer answers whether a request may act on a bucket. It is safe for
 // concurrent use.
 type Authorizer struct {
-	cfg Config
+	cfg    Config
+	grants Grants // nil: the configuration only (SetGrants)
 }
 
 // New checks cfg: named tokens with unique names and secrets of at least
@@ -142,6 +143,11 @@ func (a *Authorizer) Enabled() bool { return a.cfg.Enabled() }
 type Principal struct {
 	Name   string // token name, "anonymous" or "signed-url"
 	Access Access // on the bucket asked about
+	// ObjectGrant: the request may read only because the object's own
+	// ACL makes it public (see Grants.ObjectGrants). A door that then
+	// serves a revision checks that revision's ACL, which a write may
+	// have changed since.
+	ObjectGrant bool
 }
 
 // Query parameters of a signed URL.
@@ -155,6 +161,10 @@ const (
 // off everything is allowed. It returns ErrUnauthenticated for a missing or
 // wrong credential and ErrForbidden for a valid one that does not reach.
 func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Principal, error) {
+	return a.authorize(r, bucket, "", need)
+}
+
+func (a *Authorizer) authorize(r *http.Request, bucket, object string, need Access) (Principal, error) {
 	if !a.Enabled() {
 		return Principal{Name: "anonymous", Access: Admin}, nil
 	}
@@ -167,14 +177,7 @@ func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Pri
 		if t == nil {
 			return Principal{}, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
 		}
-		p := Principal{Name: t.Name, Access: t.accessTo(bucket)}
-		if p.Access < need {
-			if p.Access == None {
-				return p, fmt.Errorf("%w: token %s has no access to bucket %q", ErrForbidden, t.Name, bucket)
-			}
-			return p, fmt.Errorf("%w: token %s has %s access to bucket %q, this needs %s", ErrForbidden, t.Name, p.Access, bucket, need)
-		}
-		return p, nil
+		return a.decide(r.Context(), t, bucket, object, need)
 	}
 	if r.URL.Query().Has(ParamSignature) {
 		if err := a.verify(r.Method, r.URL.Path, r.URL.Query(), time.Now()); err != nil {
@@ -182,14 +185,7 @@ func (a *Authorizer) Authorize(r *http.Request, bucket string, need Access) (Pri
 		}
 		return Principal{Name: "signed-url", Access: need}, nil
 	}
-	if need == Read && bucket != "" && matches(a.cfg.AnonymousRead, bucket) {
-		return Principal{Name: "anonymous", Access: Read}, nil
-	}
-	if need == Read && bucket == "" {
-		// Listing buckets: anonymous callers see the ones they may read.
-		return Principal{Name: "anonymous", Access: None}, nil
-	}
-	return Principal{}, fmt.Errorf("%w: send Authorization: Bearer <token>", ErrUnauthenticated)
+	return a.decide(r.Context(), nil, bucket, object, need)
 }
 
 // CanRead reports whether p, authorized for a bucket-less request, may read

@@ -15,13 +15,23 @@ import (
 // missing or wrong credential and ErrForbidden for a valid one that does not
 // reach.
 func (a *Authorizer) AuthorizeBasic(r *http.Request, bucket string, need Access) (Principal, error) {
+	return a.authorizeBasic(r, bucket, "", need)
+}
+
+// AuthorizeBasicObject is AuthorizeBasic for a request about the object
+// name of bucket, as AuthorizeObject is Authorize's.
+func (a *Authorizer) AuthorizeBasicObject(r *http.Request, bucket, name string, need Access) (Principal, error) {
+	return a.authorizeBasic(r, bucket, name, need)
+}
+
+func (a *Authorizer) authorizeBasic(r *http.Request, bucket, object string, need Access) (Principal, error) {
 	if !a.Enabled() {
-		return a.Authorize(r, bucket, need)
+		return a.authorize(r, bucket, object, need)
 	}
 	h := r.Header.Get("Authorization")
 	scheme, _, _ := strings.Cut(h, " ")
 	if !strings.EqualFold(scheme, "Basic") {
-		return a.Authorize(r, bucket, need)
+		return a.authorize(r, bucket, object, need)
 	}
 	name, secret, ok := r.BasicAuth()
 	if !ok {
@@ -31,14 +41,7 @@ func (a *Authorizer) AuthorizeBasic(r *http.Request, bucket string, need Access)
 	if t == nil {
 		return Principal{}, fmt.Errorf("%w: unknown token name or wrong secret", ErrUnauthenticated)
 	}
-	p := Principal{Name: t.Name, Access: t.accessTo(bucket)}
-	if p.Access < need {
-		if p.Access == None {
-			return p, fmt.Errorf("%w: token %s has no access to bucket %q", ErrForbidden, t.Name, bucket)
-		}
-		return p, fmt.Errorf("%w: token %s has %s access to bucket %q, this needs %s", ErrForbidden, t.Name, p.Access, bucket, need)
-	}
-	return p, nil
+	return a.decide(r.Context(), t, bucket, object, need)
 }
 
 // tokenNamed finds the token with both name and secret, comparing every

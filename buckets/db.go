@@ -53,6 +53,9 @@ type Settings struct {
 	// PublicAccessBlock is S3's public access block of the bucket, nil
 	// when none; set with SetPublicAccessBlock.
 	PublicAccessBlock *PublicAccessBlock `bson:"publicAccessBlock,omitempty" json:"-"`
+	// ACL is the bucket's canned ACL when public (see ACLPublicRead), empty
+	// for private; set with SetBucketACL, or by Create when not empty.
+	ACL string `bson:"acl,omitempty" json:"acl,omitempty"`
 }
 
 func (s Settings) check() error {
@@ -86,6 +89,8 @@ type DB struct {
 
 	day   time.Duration // a lifecycle day; 0 is 24 h (SetLifecycleDay)
 	space *spaceGuard   // nil: the store's disk is not watched (MongoDB)
+
+	noPublicACLs bool // SetPublicACLs(false)
 
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
@@ -208,8 +213,10 @@ func (d *DB) readSettings(ctx context.Context, name string) (s Settings, found b
 
 // Create creates bucket name with settings s, or updates the settings of an
 // existing one, and ensures its indexes. It returns ErrInvalidBucketName,
-// ErrInvalidChunkSize or ErrInvalidLifecycle for bad input, having written
-// nothing. A nil s.Lifecycle keeps the rules stored.
+// ErrInvalidChunkSize, ErrInvalidLifecycle, ErrInvalidACL or
+// ErrPublicACLRefused for bad input, having written nothing. A nil
+// s.Lifecycle keeps the rules stored, an empty s.ACL the ACL ("private"
+// makes the bucket private).
 func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, error) {
 	if err := CheckBucketName(name); err != nil {
 		return nil, err
@@ -228,6 +235,17 @@ func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, erro
 	}
 	if s.Lifecycle != nil {
 		doc = append(doc, bson.E{Key: "lifecycle", Value: s.Lifecycle})
+	}
+	if s.ACL != "" {
+		// The public access block, if any, is the stored bucket's.
+		cur, err := d.Bucket(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := cur.CheckACL(s.ACL); err != nil {
+			return nil, err
+		}
+		doc = append(doc, bson.E{Key: "acl", Value: stored(s.ACL)})
 	}
 	var onInsert bson.D
 	if s.Owner != "" {

@@ -55,6 +55,7 @@ const (
 	KeyAuthAnonymousRead = "auth.anonymous_read"
 	KeyAuthSigningKey    = "auth.signing_key"
 	KeyAuthMaxSignedLife = "auth.max_signed_life"
+	KeyAuthPublicACLs    = "auth.public_acls"
 	KeyTLSCert           = "tls.cert"
 	KeyTLSKey            = "tls.key"
 	KeyCORSOrigins       = "cors.origins"
@@ -90,6 +91,7 @@ type Config struct {
 	UploadExpiry         time.Duration // resumable (tus) uploads idle this long are removed
 	MinFreeSpace         int64         // embedded store: uploads are refused (507) before free disk falls below it
 	S3Domain             string        // virtual-hosted-style S3 addressing under this domain; empty: path-style only
+	PublicACLs           bool          // canned ACLs may make buckets and objects public (auth.public_acls)
 
 	Auth auth.Config
 	TLS  TLS
@@ -137,6 +139,7 @@ var defaults = map[string]any{
 	KeyUploadExpiry:         "24h",
 	KeyMinFreeSpace:         "128MiB",
 	KeyS3Domain:             "",
+	KeyAuthPublicACLs:       true,
 }
 
 // DefaultDB is mongofiles' default database.
@@ -164,7 +167,7 @@ var keys = []string{
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
 	KeyS3Listen, KeyS3MultipartExpiry, KeyS3Domain, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry, KeyMinFreeSpace,
-	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife,
+	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife, KeyAuthPublicACLs,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
 
@@ -290,6 +293,7 @@ func Load(v *viper.Viper) (Config, error) {
 		errs = append(errs, err)
 	}
 	c.Auth = a
+	c.PublicACLs = v.GetBool(KeyAuthPublicACLs)
 
 	size, err := ParseSize(v.GetString(KeyMaxUploadSize))
 	if err != nil {

@@ -34,7 +34,11 @@ func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
 		return nil
 	}
 	check := func(bucket string, need auth.Access) error {
-		p, err := a.AuthorizeBasic(r, bucket, need)
+		object := ""
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && bucket == l.bucket && !l.slash {
+			object = l.name // a file's own ACL may make it public
+		}
+		p, err := a.AuthorizeBasicObject(r, bucket, object, need)
 		if err != nil {
 			return err
 		}

@@ -62,8 +62,8 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		bucket := ""
+		var err error
 		if c.Path() != "/buckets" {
-			var err error
 			if bucket, err = bucketParam(c); err != nil {
 				return err
 			}
@@ -73,10 +73,17 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 				return badRequest("bucket name is empty")
 			}
 		}
-		p, err := a.Authorize(c.Request(), bucket, need)
+		object := ""
+		if need == auth.Read && c.Path() == "/b/:bucket/*" {
+			if object, err = nameParam(c); err != nil {
+				return err
+			} // an object's own ACL may make it public
+		}
+		p, err := a.AuthorizeObject(c.Request(), bucket, object, need)
 		if err != nil {
 			return err
 		}
+		c.Set(ctxPrincipal, p)
 		requestLogger(c).Debug("authorized", "principal", p.Name, "bucket", bucket, "need", need.String())
 		c.Set(ctxLogger, requestLogger(c).With("principal", p.Name))
 		return next(c)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/labstack/echo/v4"
 )
@@ -52,6 +53,9 @@ func (h *handler) createBucket(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok && p.Name != "anonymous" && p.Name != "signed-url" {
+		s.Owner = p.Name // kept only by the Create that makes the bucket
+	}
 	b, err := h.db.Create(c.Request().Context(), name, s)
 	if err != nil {
 		return err
@@ -79,6 +83,17 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 		return s, badRequest(`body is not a JSON object such as {"chunkSize": 261120, "maxFileSize": 1048576}`)
 	}
 	for k, v := range fields {
+		if k == "acl" {
+			// A canned ACL: "public-read" makes the bucket readable by
+			// anyone on every door, "private" withdraws it.
+			if err := json.Unmarshal(v, &s.ACL); err != nil || s.ACL == "" {
+				return s, badRequest(`acl: %s is not a canned ACL such as "private" or "public-read"`, v)
+			}
+			if err := buckets.CheckACL(s.ACL); err != nil {
+				return s, err
+			}
+			continue
+		}
 		if k == "lifecycle" {
 			if s.Lifecycle, err = buckets.ParseLifecycleJSON(v); err != nil {
 				return s, err
@@ -88,7 +103,7 @@ func bucketSettings(r io.Reader) (buckets.Settings, error) {
 		n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 		switch {
 		case k != "chunkSize" && k != "maxFileSize":
-			return s, badRequest("unknown setting %q (use chunkSize, maxFileSize and lifecycle)", k)
+			return s, badRequest("unknown setting %q (use chunkSize, maxFileSize, lifecycle and acl)", k)
 		case err != nil:
 			return s, badRequest("%s: %s is not a whole number of bytes", k, v)
 		case k == "chunkSize":

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
 	"github.com/labstack/echo/v4"
@@ -38,6 +39,11 @@ func (h *handler) getByName(c echo.Context) error {
 	f, err := b.FindByName(c.Request().Context(), name, rev)
 	if err != nil {
 		return err
+	}
+	if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok && p.ObjectGrant && !b.FileReadable(f, p.Name != "anonymous") {
+		// Admitted by the newest revision's ACL; this one (an older
+		// revision, or one written since) grants nothing.
+		return fmt.Errorf("%w: revision %v of %q is not public", auth.ErrForbidden, f.ID, name)
 	}
 	return h.serveFile(c, b, f)
 }

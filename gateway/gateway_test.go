@@ -14,6 +14,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/grants"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -33,6 +34,9 @@ type env struct {
 func newEnv(t *testing.T, cfg gateway.Config) *env {
 	t.Helper()
 	cfg.DB = buckets.NewDB(storetest.MustOpenDB(t))
+	if cfg.Auth != nil {
+		cfg.Auth.SetGrants(grants.Of(cfg.DB)) // as serve wires it
+	}
 	srv, err := gateway.New(cfg)
 	if err != nil {
 		t.Fatal(err)

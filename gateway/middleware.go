@@ -20,6 +20,7 @@ import (
 const (
 	ctxLogger      = "gridfsd.logger"
 	ctxClientError = "gridfsd.clientError"
+	ctxPrincipal   = "gridfsd.principal" // auth.Principal, when access control is on
 )
 
 // maxRequestIDBytes bounds a client-chosen X-Request-Id, which ends up in

@@ -53,7 +53,7 @@ func (s *Server) listBuckets(req *request) error {
 		}
 	}
 	sort.Strings(names)
-	res := listAllMyBucketsResult{Xmlns: xmlns, Owner: gridfsdOwner, Buckets: []bucketInfo{}, Prefix: prefix}
+	res := listAllMyBucketsResult{Xmlns: xmlns, Owner: ownerOf(s.owner(req)), Buckets: []bucketInfo{}, Prefix: prefix}
 	for i, n := range names {
 		if i == limit {
 			res.ContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(names[i-1]))
@@ -156,7 +156,7 @@ func (s *Server) createBucket(req *request) error {
 	if found {
 		return s.bucketExists(req, location)
 	}
-	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{Owner: s.owner(req), Location: location}); err != nil {
+	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{Owner: s.owner(req), Location: location, ACL: r.Header.Get("X-Amz-Acl")}); err != nil {
 		return err
 	}
 	req.w.Header().Set("Location", "/"+req.bucket)
@@ -228,19 +228,13 @@ func checkWriteHeaders(h http.Header) error {
 	return checkACLHeaders(h)
 }
 
-// cannedACLs are S3's canned ACLs. gridfsd's access comes from its tokens,
-// so a canned ACL changes nothing and is taken as the no-op S3 tools
-// expect; a grant to a named grantee would be a promise: NotImplemented.
-var cannedACLs = map[string]bool{"private": true, "public-read": true, "public-read-write": true, "authenticated-read": true,
-	"aws-exec-read": true, "bucket-owner-read": true, "bucket-owner-full-control": true, "log-delivery-write": true}
-
 func checkACLHeaders(h http.Header) error {
-	if acl := h.Get("X-Amz-Acl"); acl != "" && !cannedACLs[acl] {
+	if acl := h.Get("X-Amz-Acl"); acl != "" && buckets.CheckACL(acl) != nil {
 		return errorf(ErrInvalidArgument, "x-amz-acl %q is not a canned ACL", acl)
 	}
 	for _, name := range []string{"X-Amz-Grant-Full-Control", "X-Amz-Grant-Read", "X-Amz-Grant-Read-Acp", "X-Amz-Grant-Write", "X-Amz-Grant-Write-Acp"} {
 		if h.Get(name) != "" {
-			return errorf(ErrNotImplemented, "gridfsd has no ACLs: access comes from its tokens (%s)", name)
+			return errorf(ErrNotImplemented, "gridfsd takes canned ACLs only (x-amz-acl), not grants to named grantees (%s)", name)
 		}
 	}
 	return nil

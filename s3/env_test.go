@@ -10,6 +10,7 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/grants"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/s3"
 )
@@ -49,6 +50,7 @@ func newEnvAuth(t *testing.T, cfg s3.Config, ac auth.Config) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	authz.SetGrants(grants.Of(db)) // as serve wires it
 	cfg.DB, cfg.Auth = db, authz
 	srv, err := s3.New(cfg)
 	if err != nil {

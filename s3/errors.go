@@ -96,6 +96,10 @@ func toError(err error) (e *Error, internal bool) {
 		return ErrNoSuchBucket, false
 	case is(buckets.ErrBucketNotEmpty):
 		return ErrBucketNotEmpty, false
+	case is(buckets.ErrInvalidACL):
+		return errorf(ErrInvalidArgument, "%v", err), false
+	case is(buckets.ErrPublicACLRefused):
+		return errorf(ErrAccessDenied, "Access Denied: %v", err), false
 	case is(buckets.ErrInvalidBucketName):
 		return errorf(ErrInvalidBucketName, "%v", err), false
 	case is(buckets.ErrInvalidFilename):

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/grants"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/s3"
 )
@@ -66,6 +67,7 @@ func newS3EnvOn(t *testing.T, db *buckets.DB, ac auth.Config, cfg s3.Config) *s3
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.SetGrants(grants.Of(db)) // as serve wires it
 	cfg.DB, cfg.Auth = db, a
 	srv, err := s3.New(cfg)
 	if err != nil {

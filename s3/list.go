@@ -240,6 +240,7 @@ func (s *Server) objectsPage(req *request, from string, max int, enc encoder, re
 	}
 	res.IsTruncated = truncated
 	res.Contents = []object{}
+	bucketOwner := ownerOf(b.Settings().Owner)
 	for _, e := range entries {
 		if e.prefix != "" {
 			res.CommonPrefixes = append(res.CommonPrefixes, commonPrefix{Prefix: enc.enc(e.prefix)})
@@ -248,7 +249,9 @@ func (s *Server) objectsPage(req *request, from string, max int, enc encoder, re
 		f := e.revisions[len(e.revisions)-1]
 		o := object{Key: enc.enc(f.Filename), LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD"}
 		if q.Get("fetch-owner") == "true" || q.Get("list-type") != "2" {
-			o.Owner = &gridfsdOwner
+			// gridfsd records who created a bucket, not who wrote each
+			// object: the bucket's owner stands for both (as in Get*Acl).
+			o.Owner = &bucketOwner
 		}
 		if q.Get("metadata") == "true" {
 			o.UserMetadata = listMetadata(f)
@@ -355,7 +358,7 @@ func (s *Server) listVersions(req *request) error {
 			res.Versions = append(res.Versions, objectVersion{
 				XMLName: xml.Name{Local: "Version"},
 				Key:     enc.enc(f.Filename), VersionID: versionID(f.ID), IsLatest: i == len(e.revisions)-1,
-				LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: gridfsdOwner,
+				LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: ownerOf(b.Settings().Owner),
 			})
 			lastVersion = versionID(f.ID)
 			count++

@@ -34,6 +34,10 @@ func (s *Server) multipartOf(req *request) (*buckets.Bucket, *buckets.MultipartU
 	return b, mu, nil
 }
 
+// multipartACLField is where CreateMultipartUpload keeps a public
+// x-amz-acl until Complete gives it to the object.
+const multipartACLField = "acl"
+
 func (s *Server) createMultipart(req *request) error {
 	ctx, r := req.r.Context(), req.r
 	b, err := s.checkBucket(ctx, req.bucket)
@@ -58,6 +62,11 @@ func (s *Server) createMultipart(req *request) error {
 	}
 	if len(tags) > 0 {
 		if err := b.SetMultipartField(ctx, mu.ID, multipartTagsField, tags); err != nil {
+			return err
+		}
+	}
+	if acl := r.Header.Get("X-Amz-Acl"); buckets.PublicACL(acl) {
+		if err := b.SetMultipartField(ctx, mu.ID, multipartACLField, acl); err != nil {
 			return err
 		}
 	}
@@ -176,6 +185,10 @@ func (s *Server) completeMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
+	acl, err := b.MultipartField(ctx, mu.ID, multipartACLField)
+	if err != nil {
+		return err
+	}
 	// CompleteMultipartIf checks the conditions under the name's lease
 	// before any chunk moves.
 	f, err := b.CompleteMultipartIf(ctx, mu.ID, list, writeConditions(req.r.Header))
@@ -190,6 +203,13 @@ func (s *Server) completeMultipart(req *request) error {
 	}
 	if len(tags) > 0 {
 		if err := b.SetTags(ctx, f.ID, tags); err != nil {
+			return err
+		}
+	}
+	if name, ok := acl.StringValueOK(); ok {
+		// Checked when the upload was created; the bucket's public access
+		// block and the gateway's rule again now.
+		if err := b.SetACL(ctx, f.ID, name); err != nil {
 			return err
 		}
 	}

@@ -310,6 +310,11 @@ func (s *Server) getObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	if req.objectGrant && !b.FileReadable(f, req.sig != nil) {
+		// Admitted by the newest revision's ACL; this one (another
+		// version, or one written since) grants nothing.
+		return errorf(ErrAccessDenied, "Access Denied")
+	}
 	h := req.w.Header()
 	setObjectHeaders(h, f)
 	setExpiration(h, b, f)
@@ -559,7 +564,7 @@ func (s *Server) putObject(req *request) error {
 	defer release()
 	u.body = cs.reader(u.body)
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
-		Conditions: cond, Size: u.size(r), Extra: buckets.TagsField(tags)})
+		Conditions: cond, Size: u.size(r), Extra: append(buckets.TagsField(tags), buckets.ACLField(r.Header.Get("X-Amz-Acl"))...)})
 	if err != nil {
 		return err
 	}
@@ -691,6 +696,9 @@ func (s *Server) copyObject(req *request) error {
 		}
 		opts.Extra = buckets.TagsField(tags)
 	}
+	// S3 gives a copy its own ACL (private unless x-amz-acl), never the
+	// source's.
+	opts.Extra = append(opts.Extra, buckets.ACLField(r.Header.Get("X-Amz-Acl"))...)
 	replace := strings.EqualFold(r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE")
 	if replace {
 		if opts.Metadata, err = userMetadata(r.Header); err != nil {

@@ -212,6 +212,9 @@ func (s *Server) postObject(req *request) error {
 	if err := s.allow(req, req.bucket, auth.Write); err != nil {
 		return err
 	}
+	if err := s.checkACL(req, fields["acl"]); err != nil {
+		return err
+	}
 	b, err := s.checkBucket(ctx, req.bucket)
 	if err != nil {
 		return err
@@ -243,7 +246,7 @@ func (s *Server) postObject(req *request) error {
 	}
 	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: fields["content-type"], MD5: true,
-		Extra: buckets.TagsField(tags)})
+		Extra: append(buckets.TagsField(tags), buckets.ACLField(fields["acl"])...)})
 	if err != nil {
 		return err
 	}

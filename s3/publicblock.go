@@ -8,11 +8,13 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 )
 
-// Public access blocks (Get/Put/DeletePublicAccessBlock). gridfsd makes
-// nothing public through ACLs or policies, so BlockPublicPolicy and
-// IgnorePublicAcls hold by construction; BlockPublicAcls refuses requests
-// that ask for a public canned ACL (403, as S3), and RestrictPublicBuckets
-// withdraws the anonymous reads the gateway's anonymous_read grants.
+// Public access blocks (Get/Put/DeletePublicAccessBlock), kept in the
+// bucket's settings and enforced by package buckets and every door's
+// authorizer: BlockPublicAcls refuses requests that ask for a public canned
+// ACL (403, as S3), IgnorePublicAcls makes the stored ones grant nothing,
+// RestrictPublicBuckets withdraws every anonymous access (the gateway's
+// anonymous_read too). gridfsd has no bucket policies, so
+// BlockPublicPolicy holds by construction.
 
 type publicAccessBlockXML struct {
 	XMLName               xml.Name `xml:"PublicAccessBlockConfiguration"`
@@ -80,26 +82,4 @@ func (s *Server) deletePublicAccessBlock(req *request) error {
 	}
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// publicACLs are the canned ACLs that would make something public.
-var publicACLs = map[string]bool{"public-read": true, "public-read-write": true, "authenticated-read": true}
-
-// checkPublicACL refuses a request asking for a public canned ACL on a
-// bucket whose public access block has BlockPublicAcls (S3's 403).
-func (s *Server) checkPublicACL(req *request) error {
-	if !publicACLs[req.r.Header.Get("X-Amz-Acl")] || req.bucket == "" {
-		return nil
-	}
-	if b, err := s.db.Bucket(req.r.Context(), req.bucket); err == nil && b.Settings().BlocksPublicACLs() {
-		return errorf(ErrAccessDenied, "Access Denied: the bucket's public access block forbids public ACLs (BlockPublicAcls)")
-	}
-	return nil
-}
-
-// restrictsPublic reports whether bucket's public access block withdraws
-// anonymous access (RestrictPublicBuckets).
-func (s *Server) restrictsPublic(req *request, bucket string) bool {
-	b, err := s.db.Bucket(req.r.Context(), bucket)
-	return err != nil || b.Settings().RestrictsPublic()
 }

@@ -31,7 +31,10 @@ func (s *Server) route(req *request) error {
 	if q.Has("publicAccessBlock") && req.key == "" {
 		return s.routePublicAccessBlock(req)
 	}
-	if err := s.checkPublicACL(req); err != nil {
+	if err := s.checkACL(req, r.Header.Get("X-Amz-Acl")); err != nil {
+		return err
+	}
+	if err := s.checkExpectedOwner(req); err != nil {
 		return err
 	}
 	if handled, err := s.routeFeatures(req, q); handled {
@@ -55,9 +58,15 @@ func (s *Server) route(req *request) error {
 func (s *Server) operation(req *request) func(name string, need auth.Access, fn func(*request) error) error {
 	return func(name string, need auth.Access, fn func(*request) error) error {
 		req.op = name
-		if err := s.allow(req, req.bucket, need); err != nil {
+		object := ""
+		if name == "GetObject" || name == "HeadObject" {
+			object = req.key // an object's own ACL may make it public
+		}
+		p, err := s.decide(req, req.bucket, object, need)
+		if err != nil {
 			return err
 		}
+		req.objectGrant = p.ObjectGrant
 		return fn(req)
 	}
 }
@@ -153,4 +162,22 @@ func checkedWrite(fn func(*request) error) func(*request) error {
 		}
 		return fn(req)
 	}
+}
+
+// checkExpectedOwner refuses a request whose x-amz-expected-bucket-owner
+// names another owner than the bucket's (403, as S3): a client's guard
+// against writing to, or reading from, a bucket someone else made.
+func (s *Server) checkExpectedOwner(req *request) error {
+	want := req.r.Header.Get("X-Amz-Expected-Bucket-Owner")
+	if want == "" {
+		return nil
+	}
+	b, err := s.db.Bucket(req.r.Context(), req.bucket)
+	if err != nil {
+		return nil // the operation answers for a bad name
+	}
+	if got := ownerOf(b.Settings().Owner).ID; got != want {
+		return errorf(ErrAccessDenied, "Access Denied: the bucket's owner is not %q", want)
+	}
+	return nil
 }

@@ -228,6 +228,9 @@ type request struct {
 	bucket string
 	key    string
 	op     string // S3 operation name, for logs and metrics
+	// objectGrant: the caller may read the object only by its own ACL,
+	// which the revision served must still grant (auth.Principal).
+	objectGrant bool
 }
 
 // ServeHTTP serves one S3 request.
@@ -339,26 +342,46 @@ func streams(r *http.Request, key string) bool {
 // allow checks that the request may act with need on bucket ("" for the
 // bucket list).
 func (s *Server) allow(req *request, bucket string, need auth.Access) error {
+	_, err := s.decide(req, bucket, "", need)
+	return err
+}
+
+// decide is the authorizer's decision on the request acting with need on
+// bucket, and for a read of one object, object ("" otherwise), as S3
+// answers it.
+func (s *Server) decide(req *request, bucket, object string, need auth.Access) (auth.Principal, error) {
 	if !s.auth.Enabled() {
-		return nil
+		return auth.Principal{Name: "anonymous", Access: auth.Admin}, nil
 	}
-	if req.sig == nil {
-		if need == auth.Read && s.auth.AnonymousRead(bucket) && !s.restrictsPublic(req, bucket) {
-			return nil
-		}
-		return s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)"))
+	token := ""
+	if req.sig != nil {
+		token = req.sig.accessKey
 	}
-	if got := s.auth.TokenAccess(req.sig.accessKey, bucket); got < need {
-		return s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", req.sig.accessKey, got, bucket, need))
+	p, err := s.auth.Decide(req.r.Context(), token, bucket, object, need)
+	switch {
+	case err == nil:
+		return p, nil
+	case req.sig == nil && (errors.Is(err, auth.ErrUnauthenticated) || errors.Is(err, auth.ErrForbidden)):
+		return p, s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)"))
+	case errors.Is(err, auth.ErrUnauthenticated) || errors.Is(err, auth.ErrForbidden):
+		return p, s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", token, p.Access, bucket, need))
 	}
-	return nil
+	return p, err
 }
 
 // denied is err, or NoSuchBucket when bucket does not exist: as on AWS, a
 // bucket that is not there is 404 whoever asks (clients, and the anonymous
 // readers of a bucket just deleted, tell "gone" from "forbidden" by it).
-// ListBuckets (bucket "") is never a missing bucket.
+// ListBuckets (bucket "") is never a missing bucket; a CreateBucket of an
+// existing one is BucketAlreadyExists.
 func (s *Server) denied(req *request, bucket string, err error) error {
+	if req.op == "CreateBucket" && req.sig != nil {
+		// Bucket names are one namespace: another's bucket exists (409),
+		// whoever asks, as on AWS.
+		if found, ferr := s.db.Exists(req.r.Context(), bucket); ferr == nil && found {
+			return ErrBucketAlreadyExists
+		}
+	}
 	if bucket == "" || req.op == "ListBuckets" || req.op == "CreateBucket" {
 		return err
 	}

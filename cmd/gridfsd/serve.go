@@ -16,6 +16,7 @@ import (
 	"github.com/gridfsd/gridfsd/dav"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
+	"github.com/gridfsd/gridfsd/internal/grants"
 	"github.com/gridfsd/gridfsd/resumable"
 	"github.com/gridfsd/gridfsd/s3"
 	"github.com/prometheus/client_golang/prometheus"
@@ -159,6 +160,8 @@ func (m *Main) Run(ctx context.Context) error {
 		bdb.SetDiskSpace(disk, uint64(c.MinFreeSpace))
 	}
 	bdb.SetChunkCache(c.ChunkCacheSize)
+	bdb.SetPublicACLs(c.PublicACLs)
+	authz.SetGrants(grants.Of(bdb)) // canned ACLs and bucket owners, for every door
 	// The upload limits are buckets' rules: every door enforces them.
 	if err := bdb.SetLimits(buckets.Limits{MaxUploadSize: c.MaxUploadSize, MaxConcurrentUploads: c.MaxConcurrentUploads}); err != nil {
 		return err

@@ -45,6 +45,8 @@ var sentinels = []struct {
 	{buckets.ErrInvalidQuery, Class{http.StatusBadRequest, "invalid_query", false}},
 	{buckets.ErrInvalidExpiry, Class{http.StatusBadRequest, "invalid_expiry", false}},
 	{buckets.ErrInvalidLifecycle, Class{http.StatusBadRequest, "invalid_lifecycle", false}},
+	{buckets.ErrInvalidACL, Class{http.StatusBadRequest, "invalid_acl", false}},
+	{buckets.ErrPublicACLRefused, Class{http.StatusForbidden, "public_acl_refused", false}},
 	{buckets.ErrPreconditionFailed, Class{http.StatusPreconditionFailed, "precondition_failed", false}},
 	{buckets.ErrChunksLost, Class{http.StatusServiceUnavailable, "upload_interrupted", true}},
 	{buckets.ErrFileNotFound, Class{http.StatusNotFound, "file_not_found", false}},

@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 )
@@ -64,7 +65,8 @@ func freeAddr(t *testing.T) string {
 
 // startServe builds gridfsd and serves a fresh database of the test store
 // with access control on: three admin tokens (s3-tests' main, alt and
-// tenant users). extra are more flags.
+// tenant users), the alt user's limited to the buckets it creates. extra
+// are more flags.
 func startServe(t *testing.T, extra ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
@@ -73,7 +75,14 @@ func startServe(t *testing.T, extra ...string) *server {
 	var cfg strings.Builder
 	cfg.WriteString("auth:\n  tokens:\n")
 	for _, u := range []user{mainUser, altUser, tenantUser} {
-		fmt.Fprintf(&cfg, "    - name: %s\n      secret: %q\n      buckets: [\"*\"]\n      access: admin\n", u.name, u.secret)
+		// The alt user is another S3 account, as on RGW: it owns the
+		// buckets it creates and no other (the tests of access between
+		// accounts, copies from another's bucket above all, need that).
+		scope := `"*"`
+		if u == altUser {
+			scope = `"` + auth.OwnedBuckets + `"`
+		}
+		fmt.Fprintf(&cfg, "    - name: %s\n      secret: %q\n      buckets: [%s]\n      access: admin\n", u.name, u.secret, scope)
 	}
 	cfgFile := filepath.Join(dir, "gridfsd.yaml")
 	if err := os.WriteFile(cfgFile, []byte(cfg.String()), 0o600); err != nil {

@@ -1,0 +1,186 @@
+package s3
+
+import (
+	"encoding/xml"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+// Canned ACLs (x-amz-acl on CreateBucket, PutBucketAcl, PutObject,
+// CopyObject, CreateMultipartUpload, PutObjectAcl, and a POST form's acl
+// field) are kept by package buckets and enforced by the authorizer of
+// every door: a public-read bucket may be listed and read by anyone, a
+// public-read-write one written too, a public-read object read by anyone.
+// Grants to named grantees (x-amz-grant-*, an ACL document) are not
+// supported: 501.
+
+type accessControlPolicy struct {
+	XMLName xml.Name `xml:"AccessControlPolicy"`
+	Xmlns   string   `xml:"xmlns,attr,omitempty"`
+	Owner   owner    `xml:"Owner"`
+	Grants  []grant  `xml:"AccessControlList>Grant"`
+}
+
+type grant struct {
+	Grantee    grantee `xml:"Grantee"`
+	Permission string  `xml:"Permission"`
+}
+
+type grantee struct {
+	XMLNSXSI    string `xml:"xmlns:xsi,attr"`
+	Type        string `xml:"xsi:type,attr"`
+	ID          string `xml:"ID,omitempty"`
+	DisplayName string `xml:"DisplayName,omitempty"`
+	URI         string `xml:"URI,omitempty"`
+}
+
+// The groups S3's canned ACLs grant to.
+const (
+	groupAllUsers           = "http://acs.amazonaws.com/groups/global/AllUsers"
+	groupAuthenticatedUsers = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"
+	xsiNamespace            = "http://www.w3.org/2001/XMLSchema-instance"
+)
+
+// aclPolicy is the ACL document of canned ACL acl for o: the groups' grants
+// first, then the owner's FULL_CONTROL.
+func aclPolicy(o owner, acl string) accessControlPolicy {
+	group := func(uri, perm string) grant {
+		return grant{Grantee: grantee{XMLNSXSI: xsiNamespace, Type: "Group", URI: uri}, Permission: perm}
+	}
+	var grants []grant
+	switch acl {
+	case buckets.ACLPublicRead:
+		grants = append(grants, group(groupAllUsers, "READ"))
+	case buckets.ACLPublicReadWrite:
+		grants = append(grants, group(groupAllUsers, "READ"), group(groupAllUsers, "WRITE"))
+	case buckets.ACLAuthenticatedRead:
+		grants = append(grants, group(groupAuthenticatedUsers, "READ"))
+	}
+	grants = append(grants, grant{Grantee: grantee{XMLNSXSI: xsiNamespace, Type: "CanonicalUser", ID: o.ID, DisplayName: o.DisplayName},
+		Permission: "FULL_CONTROL"})
+	return accessControlPolicy{Xmlns: xmlns, Owner: o, Grants: grants}
+}
+
+func (s *Server) getACL(req *request) error {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	acl := b.Settings().ACLName()
+	if req.key != "" {
+		f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+		if err != nil {
+			return err
+		}
+		acl = f.ACL()
+	}
+	// gridfsd records who created a bucket, not who wrote each object:
+	// the bucket's owner stands for both.
+	return s.writeXML(req, http.StatusOK, aclPolicy(ownerOf(b.Settings().Owner), acl))
+}
+
+// cannedACL is the canned ACL a Put*Acl request sets: its x-amz-acl. An
+// ACL document in the body is a grant list: NotImplemented.
+func (s *Server) cannedACL(req *request) (string, error) {
+	if err := checkACLHeaders(req.r.Header); err != nil {
+		return "", err
+	}
+	body, err := io.ReadAll(io.LimitReader(req.r.Body, maxXMLBody))
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(string(body)) != "" {
+		return "", errorf(ErrNotImplemented, "gridfsd takes canned ACLs only (x-amz-acl), not an ACL document with grants")
+	}
+	return req.r.Header.Get("X-Amz-Acl"), nil
+}
+
+func (s *Server) putBucketACL(req *request) error {
+	ctx := req.r.Context()
+	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
+		return err
+	}
+	acl, err := s.cannedACL(req)
+	if err != nil {
+		return err
+	}
+	if acl != "" {
+		if _, err := s.db.SetBucketACL(ctx, req.bucket, acl); err != nil {
+			return err
+		}
+	}
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) putObjectACL(req *request) error {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+	if err != nil {
+		return err
+	}
+	acl, err := s.cannedACL(req)
+	if err != nil {
+		return err
+	}
+	if acl != "" {
+		if err := b.SetACL(ctx, f.ID, acl); err != nil {
+			return err
+		}
+	}
+	req.w.Header().Set("x-amz-version-id", versionID(f.ID))
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// checkACL refuses, before anything is written, a request asking for the
+// canned ACL acl that it may not set: one this gateway or the bucket's
+// public access block forbids (403), or a public one from a caller
+// without admin access to the bucket (403). An object write may also ask
+// for a public ACL that grants no more than the bucket already grants
+// everyone (a public-read object in a public-read bucket: an anonymous
+// form upload to a public-read-write bucket sends one).
+func (s *Server) checkACL(req *request, acl string) error {
+	if acl == "" || req.bucket == "" {
+		return nil
+	}
+	if err := buckets.CheckACL(acl); err != nil {
+		return errorf(ErrInvalidArgument, "x-amz-acl %q is not a canned ACL", acl)
+	}
+	if !buckets.PublicACL(acl) {
+		return nil
+	}
+	ctx := req.r.Context()
+	b, err := s.db.Bucket(ctx, req.bucket)
+	if err != nil {
+		return err
+	}
+	if err := b.CheckACL(acl); err != nil {
+		return err
+	}
+	if !s.auth.Enabled() {
+		return nil
+	}
+	if req.key != "" {
+		p, err := s.db.Publicity(ctx, req.bucket)
+		if err != nil {
+			return err
+		}
+		if p.AnyoneRead || (acl == buckets.ACLAuthenticatedRead && p.AuthenticatedRead) {
+			return nil
+		}
+	}
+	if err := s.allow(req, req.bucket, auth.Admin); err != nil {
+		return errorf(ErrAccessDenied, "Access Denied: a public ACL (%s) may be set only with admin access to bucket %q", acl, req.bucket)
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package s3_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/auth"
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/dav"
+	"github.com/gridfsd/gridfsd/gateway"
+	"github.com/gridfsd/gridfsd/internal/grants"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/s3"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// aclEnv is the S3 door and the HTTP API over one database with access
+// control on, wired as serve wires them: admin (every bucket), writer
+// (write access to "pics"), and alice and bob, who own the buckets they
+// create and no other.
+type aclEnv struct {
+	t             *testing.T
+	mdb           *mongo.Database
+	s3URL, apiURL string
+}
+
+var aclTokens = map[string]string{
+	"admin": "admin-secret-0123456789", "writer": "writer-secret-0123456789",
+	"alice": "alice-secret-0123456789", "bob": "bob-secret-0123456789",
+}
+
+func newACLEnv(t *testing.T, publicACLs bool) *aclEnv {
+	t.Helper()
+	return newACLEnvOn(t, storetest.MustOpenDB(t), publicACLs)
+}
+
+// newACLEnvOn is newACLEnv on a given database: another gateway.
+func newACLEnvOn(t *testing.T, mdb *mongo.Database, publicACLs bool) *aclEnv {
+	t.Helper()
+	db := buckets.NewDB(mdb)
+	db.SetPublicACLs(publicACLs)
+	a, err := auth.New(auth.Config{Tokens: []auth.Token{
+		{Name: "admin", Secret: aclTokens["admin"], Buckets: []string{"*"}, Access: auth.Admin},
+		{Name: "writer", Secret: aclTokens["writer"], Buckets: []string{"pics"}, Access: auth.Write},
+		{Name: "alice", Secret: aclTokens["alice"], Buckets: []string{auth.OwnedBuckets}, Access: auth.Admin},
+		{Name: "bob", Secret: aclTokens["bob"], Buckets: []string{auth.OwnedBuckets}, Access: auth.Admin},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetGrants(grants.Of(db))
+	srv, err := s3.New(s3.Config{DB: db, Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	davDoor, err := dav.New(dav.Config{DB: db, Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(gateway.Config{DB: db, Auth: a, Mounts: []gateway.Mount{{Prefix: dav.DefaultPrefix, Handler: davDoor}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := httptest.NewServer(gw.Handler())
+	t.Cleanup(gs.Close)
+	return &aclEnv{t: t, mdb: mdb, s3URL: hs.URL, apiURL: gs.URL}
+}
+
+// s3 sends an S3 request signed by token ("" for an anonymous one).
+func (e *aclEnv) s3(token, method, path, body string, header ...string) reply {
+	e.t.Helper()
+	r, err := http.NewRequest(method, e.s3URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	if token != "" {
+		newSigner(token, aclTokens[token]).signAll(r, []byte(body))
+	}
+	return e.do(r)
+}
+
+// api sends an HTTP API request with token's bearer token ("" for none).
+func (e *aclEnv) api(token, method, path, body string) reply {
+	e.t.Helper()
+	r, err := http.NewRequest(method, e.apiURL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+aclTokens[token])
+	}
+	return e.do(r)
+}
+
+func (e *aclEnv) do(r *http.Request) reply {
+	e.t.Helper()
+	res, err := rawClient.Do(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return reply{res.StatusCode, res.Header, string(b)}
+}
+
+// check is one request and the status it must get.
+type aclCheck struct {
+	door, token, method, path, body string
+	header                          []string
+	want                            int
+}
+
+func (e *aclEnv) run(step string, checks ...aclCheck) {
+	e.t.Helper()
+	for _, c := range checks {
+		var got reply
+		if c.door == "api" {
+			got = e.api(c.token, c.method, c.path, c.body)
+		} else {
+			got = e.s3(c.token, c.method, c.path, c.body, c.header...)
+		}
+		if got.status != c.want {
+			who := c.token
+			if who == "" {
+				who = "anonymous"
+			}
+			e.t.Errorf("%s: %s %s %s by %s: %d, want %d\n%s", step, c.door, c.method, c.path, who, got.status, c.want, got.body)
+		}
+	}
+}
+
+// Canned ACLs are real on every door: a public-read bucket is listed and
+// read by anyone (S3 and the HTTP API), public-read-write written too,
+// private withdraws both at once; a public-read object is read by anyone,
+// and its newer private revision is not. Only a token with admin access to
+// the bucket may make something public, and Get*Acl answer the grants.
+func TestCannedACLsOnEveryDoor(t *testing.T) {
+	e := newACLEnv(t, true)
+	e.run("setup",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt", body: "hello", want: 200},
+	)
+	e.run("private (the default)",
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/", want: 401},
+		aclCheck{door: "api", method: "GET", path: "/dav/pics/a.txt", want: 401},
+	)
+	e.run("only admins make things public",
+		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 403},
+		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics/a.txt?acl", header: []string{"x-amz-acl", "public-read"}, want: 403},
+		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics/w.txt", body: "w", header: []string{"x-amz-acl", "public-read"}, want: 403},
+		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics/w.txt", body: "w", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "api", token: "writer", method: "PUT", path: "/buckets/pics", body: `{"acl": "public-read"}`, want: 403},
+		aclCheck{door: "s3", method: "GET", path: "/pics/w.txt", want: 403},
+	)
+	if got := e.s3("admin", "GET", "/pics?acl", ""); got.status != 200 || strings.Contains(got.body, "AllUsers") || !strings.Contains(got.body, "FULL_CONTROL") {
+		t.Errorf("GetBucketAcl of a private bucket: %d %s", got.status, got.body)
+	}
+
+	e.run("public-read bucket",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", method: "HEAD", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics?list-type=2", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/missing", want: 404},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/dav/pics/a.txt", want: 200},
+		aclCheck{door: "api", method: "PUT", path: "/dav/pics/anon.txt", body: "x", want: 401},
+		aclCheck{door: "s3", method: "PUT", path: "/pics/anon.txt", body: "x", want: 403},
+		aclCheck{door: "api", method: "PUT", path: "/b/pics/anon.txt", body: "x", want: 401},
+		aclCheck{door: "s3", method: "DELETE", path: "/pics/a.txt", want: 403},
+	)
+	if got := e.s3("admin", "GET", "/pics?acl", ""); !strings.Contains(got.body, "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>") ||
+		!strings.Contains(got.body, "<ID>admin</ID>") {
+		t.Errorf("GetBucketAcl of a public-read bucket:\n%s", got.body)
+	}
+
+	e.run("public-read-write bucket",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read-write"}, want: 200},
+		aclCheck{door: "s3", method: "PUT", path: "/pics/anon.txt", body: "x", want: 200},
+		aclCheck{door: "api", method: "PUT", path: "/b/pics/anon2.txt", body: "x", want: 201},
+		// A public object ACL that grants no more than the bucket does.
+		aclCheck{door: "s3", method: "PUT", path: "/pics/anon3.txt", body: "x", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/anon.txt", want: 200},
+	)
+
+	e.run("private again withdraws at once",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "s3", method: "PUT", path: "/pics/anon.txt", body: "x", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "api", method: "GET", path: "/dav/pics/a.txt", want: 401},
+		aclCheck{door: "api", method: "PUT", path: "/b/pics/anon.txt", body: "x", want: 401},
+		// anon3.txt's own public-read (set while the bucket was public)
+		// still holds: it was the writer's to give.
+		aclCheck{door: "s3", method: "GET", path: "/pics/anon3.txt", want: 200},
+	)
+
+	e.run("public-read object",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/o.txt", body: "open", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/o.txt", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o.txt", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/dav/pics/o.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "s3", method: "PUT", path: "/pics/o.txt", body: "x", want: 403},
+	)
+	if got := e.s3("admin", "GET", "/pics/o.txt?acl", ""); !strings.Contains(got.body, "AllUsers</URI></Grantee><Permission>READ</Permission>") {
+		t.Errorf("GetObjectAcl of a public-read object:\n%s", got.body)
+	}
+	e.run("a newer revision is private",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/o.txt", body: "closed", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/o.txt", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o.txt", want: 401},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/o.txt?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o.txt", want: 200},
+		// The older revision kept its own ACL; the newest's does not open it.
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o.txt?revision=0", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/o.txt?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/o.txt", want: 403},
+	)
+
+	e.run("the HTTP API's bucket setting",
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "public-read"}`, want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "private"}`, want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "world"}`, want: 400},
+	)
+
+	block := `<PublicAccessBlockConfiguration><IgnorePublicAcls>true</IgnorePublicAcls></PublicAccessBlockConfiguration>`
+	e.run("IgnorePublicAcls",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?publicAccessBlock", body: block, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "s3", token: "admin", method: "DELETE", path: "/pics?publicAccessBlock", want: 204},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
+	)
+}
+
+// With public ACLs turned off (auth.public_acls: false), asking for one is
+// 403 and one stored before grants nothing.
+func TestPublicACLsOff(t *testing.T) {
+	e := newACLEnv(t, true)
+	e.run("setup",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt", body: "hello", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+	)
+	off := newACLEnvOn(t, e.mdb, false)
+	off.run("off",
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/b.txt", body: "x", header: []string{"x-amz-acl", "public-read"}, want: 403},
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "public-read"}`, want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+	)
+}
+
+// Tokens limited to their own buckets ($owned) see the buckets they create
+// and no other's, as S3 accounts do.
+func TestOwnedBuckets(t *testing.T) {
+	e := newACLEnv(t, true)
+	e.run("owners",
+		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices", want: 200},
+		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices/k", body: "a", want: 200},
+		aclCheck{door: "s3", token: "alice", method: "GET", path: "/alices/k", want: 200},
+		aclCheck{door: "s3", token: "bob", method: "GET", path: "/alices/k", want: 403},
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/alices/k", body: "b", want: 403},
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/alices", want: 409},
+		aclCheck{door: "api", token: "bob", method: "GET", path: "/b/alices/k", want: 403},
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/bobs", want: 200},
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/bobs/k", body: "b", want: 200},
+		aclCheck{door: "s3", token: "alice", method: "GET", path: "/bobs/k", want: 403},
+		// Bob's copy from Alice's bucket into his own: he may not read it.
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/bobs/copy", header: []string{"x-amz-copy-source", "/alices/k"}, want: 403},
+		// A bucket another tool made has no owner: not theirs.
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/shared", want: 200},
+		aclCheck{door: "s3", token: "alice", method: "GET", path: "/shared", want: 403},
+		aclCheck{door: "api", token: "alice", method: "PUT", path: "/buckets/alices2", want: 200},
+		aclCheck{door: "api", token: "alice", method: "PUT", path: "/b/alices2/k", body: "a", want: 201},
+		aclCheck{door: "api", token: "bob", method: "GET", path: "/b/alices2/k", want: 403},
+	)
+	e.run("expected bucket owner",
+		aclCheck{door: "s3", token: "alice", method: "GET", path: "/alices", header: []string{"x-amz-expected-bucket-owner", "alice"}, want: 200},
+		aclCheck{door: "s3", token: "alice", method: "GET", path: "/alices", header: []string{"x-amz-expected-bucket-owner", "bob"}, want: 403},
+		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices/k2", body: "x", header: []string{"x-amz-expected-bucket-owner", "bob"}, want: 403},
+	)
+	if got := e.s3("alice", "GET", "/alices", ""); !strings.Contains(got.body, "<Owner><ID>alice</ID>") {
+		t.Errorf("ListObjects names another owner than the bucket's:\n%s", got.body)
+	}
+	got := e.s3("alice", "GET", "/", "")
+	if !strings.Contains(got.body, "<Name>alices</Name>") || !strings.Contains(got.body, "<Name>alices2</Name>") || strings.Contains(got.body, "bobs") || strings.Contains(got.body, "shared") {
+		t.Errorf("alice's ListBuckets:\n%s", got.body)
+	}
+	e.run("authenticated-read",
+		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices?acl", header: []string{"x-amz-acl", "authenticated-read"}, want: 200},
+		aclCheck{door: "s3", token: "bob", method: "GET", path: "/alices/k", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/alices/k", want: 403},
+		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/alices/k", body: "b", want: 403},
+	)
+}
