@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"time"
 
@@ -452,7 +451,7 @@ type Upload struct {
 	metadata   bson.D
 	extra      bson.D
 	w          *chunker.Writer
-	md5        hash.Hash // nil unless UploadOptions.MD5
+	md5        *asyncHash // nil unless UploadOptions.MD5
 	expireAt   time.Time
 	max        int64  // UploadLimit; 0: none
 	maxName    string // whose limit max is
@@ -528,7 +527,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	max, maxName := b.UploadLimit()
 	up := &Upload{b: b, ctx: ctx, id: id, filename: filename, metadata: md, extra: opts.Extra, w: w, max: max, maxName: maxName, cond: opts.Conditions, replace: opts.Replace, expireAt: expireAt}
 	if opts.MD5 {
-		up.md5 = md5.New()
+		up.md5 = newAsyncHash(md5.New())
 	}
 	return up, nil
 }
@@ -600,7 +599,7 @@ func (u *Upload) MD5() []byte {
 	if u.md5 == nil {
 		return nil
 	}
-	return u.md5.Sum(nil)
+	return u.md5.Sum()
 }
 
 // Abort stops the upload and removes what it wrote. Once Commit has been
@@ -612,6 +611,9 @@ func (u *Upload) Abort() error {
 		return nil
 	}
 	u.done = true
+	if u.md5 != nil {
+		u.md5.Close()
+	}
 	return u.w.Abort()
 }
 

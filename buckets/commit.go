@@ -172,6 +172,9 @@ func (u *Upload) Commit() (*File, error) {
 	}
 	u.done, u.committing = true, true
 	if err := u.w.Close(); err != nil {
+		if u.md5 != nil {
+			u.md5.Close()
+		}
 		return nil, fmt.Errorf("upload %q: %w", u.filename, full(err))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), CommitTimeout)
@@ -209,7 +212,7 @@ func (u *Upload) commit(ctx context.Context) (*File, error) {
 		cond: u.cond, replace: u.replace, abort: u.abort, expireAt: u.expireAt,
 	}
 	if u.md5 != nil {
-		c.md5 = u.md5.Sum(nil)
+		c.md5 = u.md5.Sum()
 	}
 	f, replaced, replaceErr, err := u.b.commitFile(ctx, c)
 	u.replaced, u.replaceErr = replaced, replaceErr

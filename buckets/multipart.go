@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strings"
 	"time"
@@ -223,7 +222,7 @@ type PartUpload struct {
 	number int
 	id     bson.ObjectID
 	w      *chunker.Writer
-	md5    hash.Hash
+	md5    *asyncHash
 	max    int64 // the bucket's UploadLimit: no part, nor the whole, may pass it
 	done   bool
 }
@@ -247,7 +246,7 @@ func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUploa
 		return nil, err
 	}
 	max, _ := b.UploadLimit()
-	return &PartUpload{b: b, ctx: ctx, upload: upload, number: n, id: id, w: w, md5: md5.New(), max: max}, nil
+	return &PartUpload{b: b, ctx: ctx, upload: upload, number: n, id: id, w: w, md5: newAsyncHash(md5.New()), max: max}, nil
 }
 
 // ReadFrom copies r into the part until EOF. A part larger than the
@@ -277,7 +276,7 @@ func (p *PartUpload) Length() int64 { return p.w.Length() }
 func (p *PartUpload) SHA256() []byte { return p.w.Sum() }
 
 // MD5 is the MD5 of the bytes written so far.
-func (p *PartUpload) MD5() []byte { return p.md5.Sum(nil) }
+func (p *PartUpload) MD5() []byte { return p.md5.Sum() }
 
 // Commit stores the part, replacing an earlier part of the same number
 // (whose chunks it removes). It returns ErrUploadNotFound when the upload
@@ -288,11 +287,12 @@ func (p *PartUpload) Commit() (*Part, error) {
 	}
 	p.done = true
 	if err := p.w.Close(); err != nil {
+		p.md5.Close()
 		return nil, fmt.Errorf("upload part %d: %w", p.number, full(err))
 	}
 	part := &Part{
 		Key: partKey(p.upload, p.number), Upload: p.upload, Bucket: p.b.name, Number: p.number,
-		FilesID: p.id, Size: p.w.Length(), MD5: hex.EncodeToString(p.md5.Sum(nil)),
+		FilesID: p.id, Size: p.w.Length(), MD5: hex.EncodeToString(p.md5.Sum()),
 		Uploaded: time.Now().UTC().Truncate(time.Millisecond),
 	}
 	return p.b.recordPart(context.WithoutCancel(p.ctx), part)
@@ -352,6 +352,7 @@ func (p *PartUpload) Abort() error {
 		return nil
 	}
 	p.done = true
+	p.md5.Close()
 	return p.w.Abort()
 }
 
