@@ -291,11 +291,13 @@ func (s *Server) postObject(req *request) error {
 		redirect = fields["redirect"]
 	}
 	if u, err := url.Parse(redirect); redirect != "" && err == nil && u.Scheme != "" {
-		q := u.Query()
-		q.Set("bucket", req.bucket)
-		q.Set("key", req.key)
-		q.Set("etag", etag)
-		u.RawQuery = q.Encode()
+		// Appended in S3's order (bucket, key, etag) after the URL's own
+		// query, which stays as the form gave it: clients compare it.
+		added := "bucket=" + url.QueryEscape(req.bucket) + "&key=" + url.QueryEscape(req.key) + "&etag=" + url.QueryEscape(etag)
+		if u.RawQuery != "" {
+			added = u.RawQuery + "&" + added
+		}
+		u.RawQuery = added
 		rh.Set("Location", u.String())
 		req.w.WriteHeader(http.StatusSeeOther)
 		return nil

@@ -120,7 +120,7 @@ func TestPresignedPost(t *testing.T) {
 	p2, s2 := signedPolicy(testSecret, later, redir...)
 	r = postForm(t, e.url+"/forms", [][2]string{{"key", "uploads/r.png"}, {"AWSAccessKeyId", testKey}, {"policy", p2}, {"signature", s2},
 		{"Content-Type", "image/png"}, {"x-amz-meta-owner", "ana"}, {"success_action_redirect", "https://app.example/done"}}, "r.png", "x")
-	if r.status != 303 || !strings.HasPrefix(r.header.Get("Location"), "https://app.example/done?") || !strings.Contains(r.header.Get("Location"), "key=uploads%2Fr.png") {
+	if r.status != 303 || !strings.HasPrefix(r.header.Get("Location"), "https://app.example/done?") || !strings.Contains(r.header.Get("Location"), "?bucket=forms&key=uploads%2Fr.png&etag=%22") {
 		t.Errorf("redirect: %d %q", r.status, r.header.Get("Location"))
 	}
 }
