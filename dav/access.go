@@ -47,6 +47,7 @@ func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
 			q.authorized = true
 			q.principal = p.Name
 		}
+		q.objectGrant = q.objectGrant || p.ObjectGrant
 		return nil
 	}
 	if l.bucket == "" {

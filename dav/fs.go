@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"golang.org/x/net/webdav"
 )
@@ -70,6 +71,11 @@ func (fsys *fileSystem) stat(ctx context.Context, l loc) (*fileInfo, error) {
 	}
 	if !l.slash {
 		f, err := b.FindByName(ctx, l.name, -1)
+		if err == nil && q.objectGrant && !b.FileReadable(f, q.principal != "anonymous") {
+			// Admitted by the newest revision's ACL: one written since
+			// grants nothing.
+			return nil, fmt.Errorf("%w: %q is not public", auth.ErrForbidden, l.name)
+		}
 		if err == nil {
 			fi := fileInfoOf(l.base(), f)
 			q.remember(key, fi)

@@ -22,6 +22,10 @@ type request struct {
 	// principal is who the request acts for: the token's name, "" with
 	// access control off. A lock is its taker's (lockDoc.Principal).
 	principal string
+	// objectGrant: the request may read only because the file's own ACL
+	// makes it public (auth.Principal.ObjectGrant); the revision served
+	// must still grant it.
+	objectGrant bool
 	// canRead filters the list of buckets: the caller sees the ones it may read.
 	canRead func(bucket string) bool
 	// target is the path the request names, whose folder properties are

@@ -232,6 +232,17 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 		aclCheck{door: "s3", method: "GET", path: "/pics/o.txt", want: 403},
 	)
 
+	// The newest revision's ACL admits a read of that revision only: an
+	// older, private one stays closed (S3 versionId, HTTP ?revision).
+	v1 := e.s3("admin", "PUT", "/pics/o2.txt", "private one").header.Get("x-amz-version-id")
+	e.run("older revisions keep their own ACL",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/o2.txt", body: "public one", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/o2.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/o2.txt?versionId=" + v1, want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o2.txt?revision=0", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/o2.txt?revision=1", want: 200},
+	)
+
 	e.run("the HTTP API's bucket setting",
 		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "public-read"}`, want: 200},
 		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
