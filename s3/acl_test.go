@@ -168,6 +168,11 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	}
 
 	e.run("public-read bucket",
+		// CreateBucket of one's own bucket sets the ACL it names.
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
 		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
 		aclCheck{door: "s3", method: "HEAD", path: "/pics/a.txt", want: 200},

@@ -168,8 +168,8 @@ func (s *Server) createBucket(req *request) error {
 // BucketAlreadyExists when another token created it; for its owner (or a
 // bucket with none recorded: made by another tool, or with access control
 // off) 200 and nothing changed in the default region (us-east-1's legacy
-// answer, which SDKs and ceph's s3-tests expect there), else
-// BucketAlreadyOwnedByYou.
+// answer, which SDKs and ceph's s3-tests expect there) but the canned ACL
+// it names, else BucketAlreadyOwnedByYou.
 func (s *Server) bucketExists(req *request, location string) error {
 	b, err := s.db.Bucket(req.r.Context(), req.bucket)
 	if err != nil {
@@ -179,6 +179,14 @@ func (s *Server) bucketExists(req *request, location string) error {
 		return ErrBucketAlreadyExists
 	}
 	if location == "" || location == "us-east-1" {
+		if acl := req.r.Header.Get("X-Amz-Acl"); acl != "" {
+			// us-east-1 sets the ACL a CreateBucket of one's own
+			// bucket names; an ACL taken and not applied would be a
+			// promise not kept.
+			if _, err := s.db.SetBucketACL(req.r.Context(), req.bucket, acl); err != nil {
+				return err
+			}
+		}
 		req.w.Header().Set("Location", "/"+req.bucket)
 		req.w.WriteHeader(http.StatusOK)
 		return nil
