@@ -141,3 +141,27 @@ func TestUnknownKeyInFile(t *testing.T) {
 		}
 	}
 }
+
+// auth.public_acls is on unless a file or GRIDFSD_AUTH_PUBLIC_ACLS turns it
+// off.
+func TestPublicACLs(t *testing.T) {
+	c, err := config.Load(config.New())
+	if err != nil || !c.PublicACLs {
+		t.Fatalf("default: %v %v, want on", c.PublicACLs, err)
+	}
+	path := filepath.Join(t.TempDir(), "gridfsd.yaml")
+	if err := os.WriteFile(path, []byte("auth:\n  public_acls: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := config.New()
+	if err := config.ReadFile(v, path); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := config.Load(v); err != nil || c.PublicACLs {
+		t.Errorf("file: %v %v, want off", c.PublicACLs, err)
+	}
+	t.Setenv("GRIDFSD_AUTH_PUBLIC_ACLS", "false")
+	if c, err := config.Load(config.New()); err != nil || c.PublicACLs {
+		t.Errorf("environment: %v %v, want off", c.PublicACLs, err)
+	}
+}
