@@ -154,11 +154,17 @@ func TestCountHoldsNoFile(t *testing.T) {
 
 // TestDeleteLeavesDataUndecoded deletes 40 MiB of chunks by files_id (fork
 // item 21): the store decodes each chunk's files_id and _id, not its data,
-// so it allocates well under what a store that decodes every document does
+// so it allocated well under what a store that decodes every document does
 // (measured: 55 MiB against 107; before the change both decoded the data).
+// Since item 28 a decoded chunk shares the SQLite driver's copy of its
+// binary data instead of copying it again, so decoding the data costs no copy
+// either: both stores allocate about the data once, the driver's (41 and 47
+// MiB). The test bounds both at 1.25 times the data, which a copy of it
+// anywhere in the delete would fail.
 func TestDeleteLeavesDataUndecoded(t *testing.T) {
 	ctx := context.Background()
 	var allocated [2]uint64
+	const n, size = 160, 255 << 10
 	for i, disable := range []bool{false, true} {
 		s, err := Start(Config{DataDir: t.TempDir(), disablePushdown: disable})
 		if err != nil {
@@ -168,7 +174,6 @@ func TestDeleteLeavesDataUndecoded(t *testing.T) {
 		if _, err := chunks.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}}}); err != nil {
 			t.Fatal(err)
 		}
-		const n, size = 160, 255 << 10
 		id, other := bson.NewObjectID(), bson.NewObjectID()
 		data := make([]byte, size)
 		for k := 0; k < n; k += 8 {
@@ -196,8 +201,10 @@ func TestDeleteLeavesDataUndecoded(t *testing.T) {
 		s.Close()
 	}
 	t.Logf("allocated deleting 40 MiB: %d MiB, %d MiB by a store that decodes everything", allocated[0]>>20, allocated[1]>>20)
-	if allocated[0] > allocated[1]*2/3 {
-		t.Errorf("the delete allocated %d MiB, more than two thirds of the %d MiB a store decoding everything does", allocated[0]>>20, allocated[1]>>20)
+	for i, a := range allocated {
+		if limit := uint64(n*size) * 5 / 4; a > limit {
+			t.Errorf("the delete (pushdown disabled: %v) allocated %d MiB, more than 1.25 times the %d MiB it deletes", i == 1, a>>20, n*size>>20)
+		}
 	}
 }
 
@@ -264,10 +271,13 @@ func TestProjectionLeavesDataUncopied(t *testing.T) {
 	t.Logf("allocated reading 32 MiB: %d MiB, %d MiB with an inclusion projection, %d MiB with an exclusion", plain>>20, inclusion>>20, exclusion>>20)
 	// A find without projection is an empty exclusion to the handler, so it took two copies too:
 	// 257 MiB before the change (8x the data: the client's decoding is in this process as well),
-	// 193 MiB after; an inclusion 226 MiB before.
+	// 193 MiB after; an inclusion 226 MiB before. Since item 28 (the documents read share the
+	// SQLite driver's copy of their data, and the reply is written to the connection as it is
+	// encoded, not encoded and marshalled twice) 65 MiB: the driver's copy of each row's data
+	// and the client's copy of each reply, about 2x.
 	for _, a := range []uint64{plain, inclusion, exclusion} {
-		if a > 7*n*size {
-			t.Errorf("a read of %d MiB allocated %d MiB, more than 7 times its data", n*size>>20, a>>20)
+		if a > 5*n*size/2 {
+			t.Errorf("a read of %d MiB allocated %d MiB, more than 2.5 times its data", n*size>>20, a>>20)
 		}
 	}
 }

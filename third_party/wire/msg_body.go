@@ -117,7 +117,26 @@ func ReadMessage(r *bufio.Reader) (*MsgHeader, MsgBody, error) {
 }
 
 // WriteMessage validates msg and headers and writes them to the writer.
+//
+// gridfsd (PATCHES.md item 3): an OP_MSG without a checksum is written to w as it is encoded,
+// without a buffer of its bytes, so w should be buffered (small fields) and pass large writes
+// through (binary data), as a [bufio.Writer] does.
 func WriteMessage(w *bufio.Writer, header *MsgHeader, msg MsgBody) error {
+	if m, ok := msg.(*OpMsg); ok && !m.Flags.FlagSet(OpMsgChecksumPresent) {
+		if expected := m.Size() + MsgHeaderLen; int32(expected) != header.MessageLength {
+			panic(fmt.Sprintf(
+				"expected length %d (marshaled body size) + %d (fixed marshaled header size) = %d, got %d",
+				m.Size(), MsgHeaderLen, expected, header.MessageLength,
+			))
+		}
+
+		if err := header.writeTo(w); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return m.writeTo(w)
+	}
+
 	b, err := msg.MarshalBinary()
 	if err != nil {
 		return lazyerrors.Error(err)

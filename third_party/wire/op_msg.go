@@ -15,6 +15,7 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 
@@ -32,6 +33,9 @@ type OpMsg struct {
 	// The wire order is: flags, sections, optional checksum.
 
 	sections []OpMsgSection
+	// doc is the only section, of kind 0, not encoded yet (gridfsd, PATCHES.md item 3): see
+	// [NewOpMsgDocument]. sections is nil while it is set.
+	doc      *wirebson.Document
 	Flags    OpMsgFlags
 	checksum uint32
 }
@@ -51,6 +55,152 @@ func NewOpMsg(doc wirebson.AnyDocument) (*OpMsg, error) {
 	return &msg, nil
 }
 
+// NewOpMsgDocument creates a message with a single section of kind 0, doc, which it does not
+// encode: [WriteMessage] writes it straight to the connection, binary data included, without
+// a buffer of the message or of the document (gridfsd, PATCHES.md item 3). It is encoded only
+// if something asks for its sections or bytes. doc and the values it holds must not change
+// afterwards.
+func NewOpMsgDocument(doc *wirebson.Document) *OpMsg {
+	must.NotBeZero(doc)
+
+	return &OpMsg{doc: doc}
+}
+
+// encode turns a document given to [NewOpMsgDocument] into the message's section.
+func (msg *OpMsg) encode() {
+	if msg.doc == nil {
+		return
+	}
+
+	raw, err := msg.doc.Encode()
+	must.NoError(err) // a Document's encoding fails only on an invalid value, which Add refuses
+	msg.doc = nil
+	msg.sections = []OpMsgSection{{documents: []wirebson.RawDocument{raw}}}
+}
+
+// Document returns the document of the section of kind 0, decoded at its top level
+// ([wirebson.RawDocument.Decode]); for a message of [NewOpMsgDocument], the document it was
+// given, not encoded (gridfsd, PATCHES.md item 3).
+func (msg *OpMsg) Document() (*wirebson.Document, error) {
+	if msg.doc != nil {
+		return msg.doc, nil
+	}
+
+	raw, err := msg.RawDocument()
+	if err != nil {
+		return nil, err
+	}
+
+	return raw.Decode()
+}
+
+// Size returns the length of the message's body, which [OpMsg.MarshalBinary] returns,
+// without encoding it (gridfsd, PATCHES.md item 3).
+func (msg *OpMsg) Size() int {
+	size := 4 // flags
+
+	if msg.doc != nil {
+		size += 1 + msg.doc.Size()
+	}
+
+	for _, section := range msg.sections {
+		size++ // kind
+
+		switch section.Kind {
+		case 0:
+			size += len(section.documents[0])
+
+		case 1:
+			size += 4 + wirebson.SizeCString(section.Identifier)
+
+			for _, doc := range section.documents {
+				size += len(doc)
+			}
+		}
+	}
+
+	if msg.Flags.FlagSet(OpMsgChecksumPresent) {
+		size += 4
+	}
+
+	return size
+}
+
+// writeTo writes the message's body to w, as [OpMsg.MarshalBinary] returns it, without
+// building it in a buffer first (gridfsd, PATCHES.md item 3). A message with a checksum is
+// not written this way.
+func (msg *OpMsg) writeTo(w *bufio.Writer) error {
+	if msg.Flags.FlagSet(OpMsgChecksumPresent) {
+		return lazyerrors.New("writeTo: a message with a checksum")
+	}
+
+	if msg.doc == nil {
+		if err := checkSections(msg.sections); err != nil {
+			return lazyerrors.Error(err)
+		}
+	}
+
+	var b [4]byte
+
+	binary.LittleEndian.PutUint32(b[:], uint32(msg.Flags))
+
+	if _, err := w.Write(b[:]); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	if msg.doc != nil {
+		if err := w.WriteByte(0); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return msg.doc.EncodeTo(w)
+	}
+
+	for _, section := range msg.sections {
+		if err := w.WriteByte(section.Kind); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		switch section.Kind {
+		case 0:
+			if _, err := w.Write(section.documents[0]); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+		case 1:
+			size := 4 + wirebson.SizeCString(section.Identifier)
+			for _, doc := range section.documents {
+				size += len(doc)
+			}
+
+			binary.LittleEndian.PutUint32(b[:], uint32(size))
+
+			if _, err := w.Write(b[:]); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			if _, err := w.WriteString(section.Identifier); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			if err := w.WriteByte(0); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			for _, doc := range section.documents {
+				if _, err := w.Write(doc); err != nil {
+					return lazyerrors.Error(err)
+				}
+			}
+
+		default:
+			return lazyerrors.Errorf("kind is %d", section.Kind)
+		}
+	}
+
+	return nil
+}
+
 // MustOpMsg creates a message with a single section of kind 0 with a single document
 // constructed from the given pairs of field names and values.
 // It panics on error.
@@ -64,6 +214,8 @@ func MustOpMsg(pairs ...any) *OpMsg {
 
 // Sections returns the sections of the OpMsg.
 func (msg *OpMsg) Sections() []OpMsgSection {
+	msg.encode()
+
 	return msg.sections
 }
 
@@ -74,6 +226,7 @@ func (msg *OpMsg) SetSections(sections ...OpMsgSection) error {
 	}
 
 	msg.sections = sections
+	msg.doc = nil
 
 	// gridfsd: not CheckNaNs. A message built here is one the store sends, made of documents
 	// it holds or computed; what it receives is checked by UnmarshalBinaryNocopy
@@ -123,6 +276,8 @@ func (msg *OpMsg) RawSections() (wirebson.RawDocument, []byte) {
 // The error is returned if msg contains anything other than a single section of kind 0
 // with a single document.
 func (msg *OpMsg) RawDocument() (wirebson.RawDocument, error) {
+	msg.encode()
+
 	if err := checkSections(msg.sections); err != nil {
 		return nil, err
 	}
@@ -139,6 +294,8 @@ func (msg *OpMsg) msgbody() {}
 
 // check implements [MsgBody].
 func (msg *OpMsg) check() error {
+	msg.encode()
+
 	for _, s := range msg.sections {
 		for _, d := range s.documents {
 			doc, err := d.DecodeCheck()
@@ -267,6 +424,8 @@ func (msg *OpMsg) UnmarshalBinaryNocopy(b []byte) error {
 
 // MarshalBinary writes an OpMsg to a byte array.
 func (msg *OpMsg) MarshalBinary() ([]byte, error) {
+	msg.encode()
+
 	if err := checkSections(msg.sections); err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -322,6 +481,8 @@ func (msg *OpMsg) logMessage(logFunc func(v any) string) string {
 	if msg == nil {
 		return "<nil>"
 	}
+
+	msg.encode()
 
 	m := wirebson.MustDocument(
 		"FlagBits", msg.Flags.String(),

@@ -16,7 +16,6 @@ package wirebson
 
 import (
 	"bytes"
-	"encoding/binary"
 	"log/slog"
 	"strconv"
 
@@ -135,18 +134,18 @@ func (arr *Array) Encode() (RawArray, error) {
 }
 
 // encodeTo appends the encoding of arr to buf, like [Document.encodeTo].
-func (arr *Array) encodeTo(buf *bytes.Buffer) error {
-	if err := binary.Write(buf, binary.LittleEndian, uint32(sizeArray(arr))); err != nil {
-		return lazyerrors.Error(err)
+func (arr *Array) encodeTo(w Writer) error {
+	if err := writeUint32(w, uint32(sizeArray(arr))); err != nil {
+		return err
 	}
 
 	for i, v := range arr.elements {
-		if err := encodeField(buf, strconv.Itoa(i), v); err != nil {
+		if err := encodeField(w, strconv.Itoa(i), v); err != nil {
 			return lazyerrors.Error(err)
 		}
 	}
 
-	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+	if err := w.WriteByte(0); err != nil {
 		return lazyerrors.Error(err)
 	}
 

@@ -16,7 +16,6 @@ package wirebson
 
 import (
 	"bytes"
-	"encoding/binary"
 	"log/slog"
 	"slices"
 
@@ -225,22 +224,41 @@ func (doc *Document) Encode() (RawDocument, error) {
 // encodeTo appends the encoding of doc to buf. Nested documents and arrays are
 // encoded in place, not into buffers of their own that are then copied
 // (gridfsd, PATCHES.md item 2).
-func (doc *Document) encodeTo(buf *bytes.Buffer) error {
-	if err := binary.Write(buf, binary.LittleEndian, uint32(sizeDocument(doc))); err != nil {
-		return lazyerrors.Error(err)
+func (doc *Document) encodeTo(w Writer) error {
+	if err := writeUint32(w, uint32(sizeDocument(doc))); err != nil {
+		return err
 	}
 
 	for _, f := range doc.fields {
-		if err := encodeField(buf, f.name, f.value); err != nil {
+		if err := encodeField(w, f.name, f.value); err != nil {
 			return lazyerrors.Error(err)
 		}
 	}
 
-	if err := binary.Write(buf, binary.LittleEndian, byte(0)); err != nil {
+	if err := w.WriteByte(0); err != nil {
 		return lazyerrors.Error(err)
 	}
 
 	return nil
+}
+
+// EncodeTo writes the encoding of doc to w, with no buffer of its own: binary data goes to w
+// as it is (gridfsd, PATCHES.md item 3). Its length is [Document.Size].
+//
+// Receiver must not be nil.
+func (doc *Document) EncodeTo(w Writer) error {
+	must.NotBeZero(doc)
+
+	return doc.encodeTo(w)
+}
+
+// Size returns the length of doc's encoding (gridfsd, PATCHES.md item 3).
+//
+// Receiver must not be nil.
+func (doc *Document) Size() int {
+	must.NotBeZero(doc)
+
+	return sizeDocument(doc)
 }
 
 // Decode returns itself to implement [AnyDocument].

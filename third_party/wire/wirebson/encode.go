@@ -15,86 +15,95 @@
 package wirebson
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/gridfsd/gridfsd/third_party/wire/internal/bsonproto"
 	"github.com/gridfsd/gridfsd/third_party/wire/internal/util/lazyerrors"
 )
 
+// Writer is what documents and arrays are encoded to: a *bytes.Buffer, or a *bufio.Writer
+// in front of a connection (gridfsd, PATCHES.md item 3).
+type Writer interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+}
+
+// writeUint32 writes v, little-endian.
+func writeUint32(w Writer, v uint32) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+
+	if _, err := w.Write(b[:]); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	return nil
+}
+
+// writeName writes an element's type tag and name.
+func writeName(w Writer, t tag, name string) error {
+	if err := w.WriteByte(byte(t)); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	if _, err := w.WriteString(name); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	if err := w.WriteByte(0); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	return nil
+}
+
 // encodeField encodes document/array field.
 //
 // It panics if v is not a valid type.
-func encodeField(buf *bytes.Buffer, name string, v any) error {
+func encodeField(w Writer, name string, v any) error {
 	switch v := v.(type) {
 	case *Document:
-		if err := buf.WriteByte(byte(tagDocument)); err != nil {
-			return lazyerrors.Error(err)
+		if err := writeName(w, tagDocument, name); err != nil {
+			return err
 		}
 
-		b := make([]byte, SizeCString(name))
-		EncodeCString(b, name)
-
-		if _, err := buf.Write(b); err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if err := v.encodeTo(buf); err != nil {
+		if err := v.encodeTo(w); err != nil {
 			return lazyerrors.Error(err)
 		}
 
 	case RawDocument:
-		if err := buf.WriteByte(byte(tagDocument)); err != nil {
-			return lazyerrors.Error(err)
+		if err := writeName(w, tagDocument, name); err != nil {
+			return err
 		}
 
-		b := make([]byte, SizeCString(name))
-		EncodeCString(b, name)
-
-		if _, err := buf.Write(b); err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if _, err := buf.Write(v); err != nil {
+		if _, err := w.Write(v); err != nil {
 			return lazyerrors.Error(err)
 		}
 
 	case *Array:
-		if err := buf.WriteByte(byte(tagArray)); err != nil {
-			return lazyerrors.Error(err)
+		if err := writeName(w, tagArray, name); err != nil {
+			return err
 		}
 
-		b := make([]byte, SizeCString(name))
-		EncodeCString(b, name)
-
-		if _, err := buf.Write(b); err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if err := v.encodeTo(buf); err != nil {
+		if err := v.encodeTo(w); err != nil {
 			return lazyerrors.Error(err)
 		}
 
 	case RawArray:
-		if err := buf.WriteByte(byte(tagArray)); err != nil {
-			return lazyerrors.Error(err)
+		if err := writeName(w, tagArray, name); err != nil {
+			return err
 		}
 
-		b := make([]byte, SizeCString(name))
-		EncodeCString(b, name)
-
-		if _, err := buf.Write(b); err != nil {
-			return lazyerrors.Error(err)
-		}
-
-		if _, err := buf.Write(v); err != nil {
+		if _, err := w.Write(v); err != nil {
 			return lazyerrors.Error(err)
 		}
 
 	default:
-		return encodeScalarField(buf, name, v)
+		return encodeScalarField(w, name, v)
 	}
 
 	return nil
@@ -103,41 +112,40 @@ func encodeField(buf *bytes.Buffer, name string, v any) error {
 // encodeScalarField encodes scalar document field.
 //
 // It panics if v is not a scalar value.
-func encodeScalarField(buf *bytes.Buffer, name string, v any) error {
-	switch v := v.(type) {
+func encodeScalarField(w Writer, name string, v any) error {
+	var t tag
+
+	switch v.(type) {
 	case float64:
-		buf.WriteByte(byte(tagFloat64))
+		t = tagFloat64
 	case string:
-		buf.WriteByte(byte(tagString))
+		t = tagString
 	case Binary:
-		buf.WriteByte(byte(tagBinary))
+		t = tagBinary
 	case ObjectID:
-		buf.WriteByte(byte(tagObjectID))
+		t = tagObjectID
 	case bool:
-		buf.WriteByte(byte(tagBool))
+		t = tagBool
 	case time.Time:
-		buf.WriteByte(byte(tagTime))
+		t = tagTime
 	case NullType:
-		buf.WriteByte(byte(tagNull))
+		t = tagNull
 	case Regex:
-		buf.WriteByte(byte(tagRegex))
+		t = tagRegex
 	case int32:
-		buf.WriteByte(byte(tagInt32))
+		t = tagInt32
 	case Timestamp:
-		buf.WriteByte(byte(tagTimestamp))
+		t = tagTimestamp
 	case int64:
-		buf.WriteByte(byte(tagInt64))
+		t = tagInt64
 	case Decimal128:
-		buf.WriteByte(byte(tagDecimal128))
+		t = tagDecimal128
 	default:
 		panic(fmt.Sprintf("invalid BSON type %T", v))
 	}
 
-	b := make([]byte, SizeCString(name))
-	EncodeCString(b, name)
-
-	if _, err := buf.Write(b); err != nil {
-		return lazyerrors.Error(err)
+	if err := writeName(w, t, name); err != nil {
+		return err
 	}
 
 	// gridfsd: binary data is written once, not encoded into a buffer of its own first
@@ -146,16 +154,22 @@ func encodeScalarField(buf *bytes.Buffer, name string, v any) error {
 		var h [5]byte
 		binary.LittleEndian.PutUint32(h[:], uint32(len(bin.B)))
 		h[4] = byte(bin.Subtype)
-		buf.Write(h[:])
-		buf.Write(bin.B)
+
+		if _, err := w.Write(h[:]); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		if _, err := w.Write(bin.B); err != nil {
+			return lazyerrors.Error(err)
+		}
 
 		return nil
 	}
 
-	b = make([]byte, bsonproto.SizeAny(v))
+	b := make([]byte, bsonproto.SizeAny(v))
 	bsonproto.EncodeAny(b, v)
 
-	if _, err := buf.Write(b); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return lazyerrors.Error(err)
 	}
 

@@ -3,7 +3,9 @@
 package wirebson
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -101,6 +103,54 @@ func TestEncodeMatchesDriver(t *testing.T) {
 		}
 		if !bytes.Equal(gotArr, wantArr) {
 			t.Fatalf("Array.Encode:\n%x\nthe driver:\n%x", []byte(gotArr), wantArr)
+		}
+	}
+}
+
+// failWriter fails its n-th write.
+type failWriter struct{ n int }
+
+func (w *failWriter) step() error {
+	if w.n--; w.n == 0 {
+		return errors.New("broken")
+	}
+	return nil
+}
+func (w *failWriter) Write(p []byte) (int, error)       { return len(p), w.step() }
+func (w *failWriter) WriteByte(byte) error              { return w.step() }
+func (w *failWriter) WriteString(s string) (int, error) { return len(s), w.step() }
+
+// TestEncodeToMatchesEncode (gridfsd patch, PATCHES.md item 3): a document written to a writer
+// (a small bufio.Writer, so that values pass through it and its buffer fills midway) is the bytes
+// Encode returns, of the length Size says; a writer's error is returned.
+func TestEncodeToMatchesEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		d := MakeDocument(0)
+		for i := range 1 + r.IntN(5) {
+			v, _ := randomPair(r, 4)
+			d.Add(fmt.Sprintf("f%d", i), v)
+		}
+		want, err := d.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		w := bufio.NewWriterSize(&out, 16)
+		if err := d.EncodeTo(w); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("EncodeTo:\n%x\nEncode:\n%x", out.Bytes(), []byte(want))
+		}
+		if d.Size() != len(want) {
+			t.Fatalf("Size %d, encoded %d bytes", d.Size(), len(want))
+		}
+		if err := d.EncodeTo(&failWriter{n: 1 + r.IntN(3)}); err == nil {
+			t.Fatal("EncodeTo: no error from a failing writer")
 		}
 	}
 }

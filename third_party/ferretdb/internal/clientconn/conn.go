@@ -556,14 +556,22 @@ func (c *conn) route(connCtx context.Context, reqHeader *wire.MsgHeader, reqBody
 		}
 	}
 
-	// Don't call MarshalBinary there. Fix header in the caller?
-	// TODO https://github.com/FerretDB/FerretDB/issues/273
-	b, err := resBody.MarshalBinary()
-	if err != nil {
-		result = ""
-		panic(err)
+	// gridfsd (PATCHES.md item 28): an OP_MSG's length without encoding it; wire.WriteMessage
+	// writes it to the connection as it encodes it.
+	var size int
+	if m, ok := resBody.(*wire.OpMsg); ok {
+		size = m.Size()
+	} else {
+		// Don't call MarshalBinary there. Fix header in the caller?
+		// TODO https://github.com/FerretDB/FerretDB/issues/273
+		b, err := resBody.MarshalBinary()
+		if err != nil {
+			result = ""
+			panic(err)
+		}
+		size = len(b)
 	}
-	resHeader.MessageLength = int32(wire.MsgHeaderLen + len(b))
+	resHeader.MessageLength = int32(wire.MsgHeaderLen + size)
 
 	resHeader.RequestID = c.lastRequestID.Add(1)
 	resHeader.ResponseTo = reqHeader.RequestID
@@ -597,7 +605,9 @@ func (c *conn) logResponse(ctx context.Context, who string, resHeader *wire.MsgH
 	level := slog.LevelDebug
 
 	if resHeader.OpCode == wire.OpCodeMsg {
-		doc := must.NotFail(must.NotFail(resBody.(*wire.OpMsg).RawDocument()).Decode())
+		// gridfsd (PATCHES.md item 28): Document, not RawDocument, which would encode a reply
+		// of NewOpMsgDocument only to read its "ok".
+		doc := must.NotFail(resBody.(*wire.OpMsg).Document())
 
 		var ok bool
 

@@ -63,5 +63,7 @@ func opMsgDocument(msg *wire.OpMsg) (*types.Document, error) {
 
 // documentOpMsg converts the document to [*wirebson.Document].
 func documentOpMsg(doc *types.Document) (*wire.OpMsg, error) {
-	return wire.NewOpMsg(must.NotFail(bson.FromDocument(doc)))
+	// gridfsd (PATCHES.md item 28): not encoded here; wire.WriteMessage writes it to the connection
+	// as it encodes it, binary data without a copy.
+	return wire.NewOpMsgDocument(must.NotFail(bson.FromDocument(doc))), nil
 }

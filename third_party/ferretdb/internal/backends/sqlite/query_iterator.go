@@ -41,7 +41,6 @@ type queryIterator struct {
 	m             sync.Mutex
 	onlyRecordIDs bool
 	text          sql.RawBytes // protected by m; gridfsd patch (PATCHES.md, "fewer copies on reads")
-	side          sql.RawBytes // protected by m; gridfsd patch (PATCHES.md item 23)
 	fields        []string     // gridfsd patch (PATCHES.md item 14): decode only these, when not nil
 }
 
@@ -109,7 +108,9 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	// keeps nothing of it; a new []byte per row was a 340 KiB allocation per GridFS chunk.
 	b := &iter.text
 
-	side := &iter.side
+	// gridfsd patch (PATCHES.md items 23 and 28): the binary data beside the text, given to the
+	// document (see sideBytes).
+	side := new(sideBytes)
 
 	switch {
 	case slices.Equal(columns, []string{metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideColumn}):
@@ -130,7 +131,7 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	doc := must.NotFail(types.NewDocument())
 
 	if !iter.onlyRecordIDs {
-		if doc, err = sjson.UnmarshalFieldsSide(*b, *side, iter.fields); err != nil {
+		if doc, err = sjson.UnmarshalFieldsSideShared(*b, *side, iter.fields); err != nil {
 			iter.close()
 			return unused, nil, lazyerrors.Error(err)
 		}
@@ -159,6 +160,29 @@ func (iter *queryIterator) close() {
 	}
 
 	resource.Untrack(iter, iter.token)
+}
+
+// sideBytes scans the column of binary data beside the text keeping the driver's slice, which the
+// document read then shares (gridfsd patch, PATCHES.md item 28). database/sql allows a driver to
+// reuse it, but modernc.org/sqlite allocates each BLOB it returns (conn.columnBlob) and never
+// writes into it again; TestSideBytesAreTheRows fails on a version that does. Anything else
+// (text, if a value were ever stored as such) is copied.
+type sideBytes []byte
+
+// Scan implements [sql.Scanner].
+func (s *sideBytes) Scan(src any) error {
+	switch src := src.(type) {
+	case nil:
+		*s = nil
+	case []byte:
+		*s = src
+	case string:
+		*s = []byte(src)
+	default:
+		return lazyerrors.Errorf("side column: unexpected %T", src)
+	}
+
+	return nil
 }
 
 // check interfaces

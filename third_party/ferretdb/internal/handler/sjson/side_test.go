@@ -50,6 +50,29 @@ func TestSideRoundTrip(t *testing.T) {
 				t.Fatalf("fields %v: %q present %v", fields, k, part.Has(k))
 			}
 		}
+		// UnmarshalFieldsSideShared (item 28) reads the same document, whose binaries are side's
+		// bytes, one after the other, not copies; and no more of them than asked for
+		shared, err := UnmarshalFieldsSideShared(text, side, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(must.NotFail(Marshal(shared)), must.NotFail(Marshal(d))) {
+			t.Fatalf("shared read changed the document %s", text)
+		}
+		off := 0
+		for _, k := range shared.Keys() {
+			b, ok := must.NotFail(shared.Get(k)).(types.Binary)
+			if !ok || len(b.B) < SideMin || inline(k) {
+				continue
+			}
+			if &b.B[0] != &side[off] || cap(b.B) != len(b.B) {
+				t.Fatalf("%q: not side's bytes %d.. (or with room to grow into the next)", k, off)
+			}
+			off += len(b.B)
+		}
+		if off != len(side) {
+			t.Fatalf("shared binaries cover %d of the %d bytes beside the text", off, len(side))
+		}
 		// the side bytes are copied: reusing the buffer changes nothing read
 		for i := range side {
 			side[i] ^= 0xff

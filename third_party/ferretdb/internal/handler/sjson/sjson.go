@@ -198,6 +198,17 @@ func UnmarshalFields(data []byte, fields []string) (*types.Document, error) {
 // UnmarshalFieldsSide is UnmarshalFields for a document written by AppendMarshalSide, whose binary
 // data of side is copied out (side may be reused afterwards).
 func UnmarshalFieldsSide(data, side []byte, fields []string) (*types.Document, error) {
+	return unmarshalFieldsSide(data, side, fields, false)
+}
+
+// UnmarshalFieldsSideShared is UnmarshalFieldsSide whose binary values share side's bytes
+// instead of copies (gridfsd patch, PATCHES.md item 28): the caller gives side to the document
+// and never writes into it or reuses it. data is still not kept.
+func UnmarshalFieldsSideShared(data, side []byte, fields []string) (*types.Document, error) {
+	return unmarshalFieldsSide(data, side, fields, true)
+}
+
+func unmarshalFieldsSide(data, side []byte, fields []string, share bool) (*types.Document, error) {
 	// gridfsd patch (PATCHES.md, "fast sjson reads")
 	v, ok := splitObject(data)
 	if !ok {
@@ -255,7 +266,12 @@ func UnmarshalFieldsSide(data, side []byte, fields []string) (*types.Document, e
 			}
 
 			if fields == nil || slices.Contains(fields, key) {
-				d.Set(key, types.Binary{B: bytes.Clone(side[off : off+n]), Subtype: *sch.Subtype})
+				b := side[off : off+n : off+n]
+				if !share {
+					b = bytes.Clone(b)
+				}
+
+				d.Set(key, types.Binary{B: b, Subtype: *sch.Subtype})
 			}
 
 			off += n
