@@ -159,7 +159,9 @@ func (fsys *fileSystem) mkdir(ctx context.Context, l loc) error {
 		return &fs.PathError{Op: "mkdir", Path: l.path(), Err: fs.ErrExist}
 	}
 	if l.name == "" {
-		_, err := fsys.s.cfg.DB.Create(ctx, l.bucket, buckets.Settings{})
+		// The creating token owns the bucket (what a "$owned" token
+		// reaches), as through S3 and the HTTP API.
+		_, err := fsys.s.cfg.DB.Create(ctx, l.bucket, buckets.Settings{Owner: requestOf(ctx).principal})
 		return err
 	}
 	if err := fsys.checkParent(ctx, l); err != nil {

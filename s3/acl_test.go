@@ -311,6 +311,9 @@ func TestOwnedBuckets(t *testing.T) {
 		aclCheck{door: "api", token: "alice", method: "PUT", path: "/buckets/alices2", want: 200},
 		aclCheck{door: "api", token: "alice", method: "PUT", path: "/b/alices2/k", body: "a", want: 201},
 		aclCheck{door: "api", token: "bob", method: "GET", path: "/b/alices2/k", want: 403},
+		aclCheck{door: "api", token: "alice", method: "MKCOL", path: "/dav/alicedav/", want: 201},
+		aclCheck{door: "api", token: "alice", method: "PUT", path: "/dav/alicedav/k", body: "a", want: 201},
+		aclCheck{door: "api", token: "bob", method: "GET", path: "/dav/alicedav/k", want: 403},
 	)
 	e.run("expected bucket owner",
 		aclCheck{door: "s3", token: "alice", method: "GET", path: "/alices", header: []string{"x-amz-expected-bucket-owner", "alice"}, want: 200},
@@ -321,7 +324,8 @@ func TestOwnedBuckets(t *testing.T) {
 		t.Errorf("ListObjects names another owner than the bucket's:\n%s", got.body)
 	}
 	got := e.s3("alice", "GET", "/", "")
-	if !strings.Contains(got.body, "<Name>alices</Name>") || !strings.Contains(got.body, "<Name>alices2</Name>") || strings.Contains(got.body, "bobs") || strings.Contains(got.body, "shared") {
+	if !strings.Contains(got.body, "<Name>alices</Name>") || !strings.Contains(got.body, "<Name>alices2</Name>") || !strings.Contains(got.body, "<Name>alicedav</Name>") ||
+		strings.Contains(got.body, "bobs") || strings.Contains(got.body, "shared") {
 		t.Errorf("alice's ListBuckets:\n%s", got.body)
 	}
 	e.run("authenticated-read",
