@@ -27,8 +27,13 @@ package sjson
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"math"
+	"time"
 	"unicode/utf8"
+
+	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/types"
 )
 
 // splitObject returns the top-level fields of a JSON object by key, their values as raw JSON (sub-slices
@@ -211,4 +216,99 @@ func decodeBase64String(data []byte) ([]byte, bool) {
 	}
 
 	return b[:n], true
+}
+
+// fastScalar decodes a string, int, long, date, objectId or bool value without encoding/json, when
+// data is in the form Marshal writes (gridfsd patch, PATCHES.md item 29): a string without escapes,
+// control characters or invalid UTF-8; an integer without sign other than '-', leading zeros,
+// fraction or exponent, in range; an ObjectID's 24 hex digits; true or false. ok is false for anything
+// else, which the caller decodes the way upstream does (and which reports the errors). Upstream made a
+// json.Decoder, with a buffer of its own, for every such value: a third of what the store allocated
+// per query besides the documents' data.
+func fastScalar(data []byte, t elemType) (v any, ok bool) {
+	switch t {
+	case elemTypeString:
+		if s, ok := plainQuoted(data); ok {
+			return string(s), true
+		}
+
+	case elemTypeInt:
+		if i, ok := plainInt(data); ok && i >= math.MinInt32 && i <= math.MaxInt32 {
+			return int32(i), true
+		}
+
+	case elemTypeLong:
+		if i, ok := plainInt(data); ok {
+			return i, true
+		}
+
+	case elemTypeDate:
+		if i, ok := plainInt(data); ok {
+			// as dateTimeType.UnmarshalJSON
+			return time.UnixMilli(i), true
+		}
+
+	case elemTypeObjectID:
+		if s, ok := plainQuoted(data); ok && len(s) == 2*types.ObjectIDLen {
+			var id types.ObjectID
+			if _, err := hex.Decode(id[:], s); err == nil {
+				return id, true
+			}
+		}
+
+	case elemTypeBool:
+		switch string(data) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+	}
+
+	return nil, false
+}
+
+// plainQuoted returns the content of data when data is a JSON string that needs no unquoting.
+func plainQuoted(data []byte) ([]byte, bool) {
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return nil, false
+	}
+
+	s := data[1 : len(data)-1]
+
+	return s, plainString(s)
+}
+
+// plainInt returns the value of data when data is a JSON integer: an optional '-', then 0 or digits
+// without a leading zero, within int64.
+func plainInt(data []byte) (int64, bool) {
+	digits := data
+	neg := len(digits) > 0 && digits[0] == '-'
+
+	if neg {
+		digits = digits[1:]
+	}
+
+	if len(digits) == 0 || len(digits) > 19 || (digits[0] == '0' && len(digits) > 1) {
+		return 0, false
+	}
+
+	var u uint64 // 19 digits fit
+
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+
+		u = u*10 + uint64(c-'0')
+	}
+
+	switch {
+	case neg && u <= 1<<63:
+		return -int64(u), true // -(1<<63) wraps to itself, math.MinInt64
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	default:
+		return 0, false
+	}
 }

@@ -326,6 +326,11 @@ func unmarshalSingleValue(data json.RawMessage, sch *elem) (any, error) {
 		return nil, lazyerrors.Errorf("schema is not set")
 	}
 
+	// gridfsd patch (PATCHES.md item 29): the common scalars without a json.Decoder each
+	if v, ok := fastScalar(data, sch.Type); ok {
+		return v, nil
+	}
+
 	var res sjsontype
 	var err error
 
