@@ -2,7 +2,7 @@ package s3
 
 import (
 	"encoding/xml"
-	"io"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -84,28 +84,98 @@ func (s *Server) getACL(req *request) error {
 	return s.writeXML(req, http.StatusOK, aclPolicy(ownerOf(b.Settings().Owner), acl))
 }
 
-// cannedACL is the canned ACL a Put*Acl request sets: its x-amz-acl. An
-// ACL document in the body is a grant list: NotImplemented.
-func (s *Server) cannedACL(req *request) (string, error) {
+// cannedACL is the canned ACL a Put*Acl request sets: its x-amz-acl, or
+// an ACL document (what s3cmd, Cyberduck and older SDKs send) that says
+// exactly what a canned ACL says: the owner's FULL_CONTROL and the groups'
+// grants of one canned ACL. Any other document grants what gridfsd cannot
+// keep (a named user, an e-mail address, the owner without full control):
+// NotImplemented. "" means neither was sent.
+func (s *Server) cannedACL(req *request, o owner) (string, error) {
 	if err := checkACLHeaders(req.r.Header); err != nil {
 		return "", err
 	}
-	body, err := io.ReadAll(io.LimitReader(req.r.Body, maxXMLBody))
+	body, err := s.readSmallBody(req)
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(string(body)) != "" {
-		return "", errorf(ErrNotImplemented, "gridfsd takes canned ACLs only (x-amz-acl), not an ACL document with grants")
+	header := req.r.Header.Get("X-Amz-Acl")
+	if strings.TrimSpace(string(body)) == "" {
+		return header, nil
 	}
-	return req.r.Header.Get("X-Amz-Acl"), nil
+	if header != "" {
+		return "", errorf(ErrInvalidRequest, "Specify either x-amz-acl or an access control policy document, not both")
+	}
+	var doc accessControlPolicyIn
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return "", ErrMalformedXML
+	}
+	acl, ok := doc.canned(o)
+	if !ok {
+		return "", errorf(ErrNotImplemented, "gridfsd takes canned ACLs only: an ACL document must say what one says (the owner's FULL_CONTROL, and READ or WRITE for AllUsers or READ for AuthenticatedUsers)")
+	}
+	if err := s.checkACL(req, acl); err != nil {
+		return "", err
+	}
+	return acl, nil
+}
+
+// accessControlPolicyIn is an ACL document as clients send it.
+type accessControlPolicyIn struct {
+	Grants []struct {
+		Grantee struct {
+			Type         string `xml:"type,attr"`
+			ID           string `xml:"ID"`
+			URI          string `xml:"URI"`
+			EmailAddress string `xml:"EmailAddress"`
+		} `xml:"Grantee"`
+		Permission string `xml:"Permission"`
+	} `xml:"AccessControlList>Grant"`
+}
+
+// canned is the canned ACL the document amounts to for owner o, if any.
+func (d accessControlPolicyIn) canned(o owner) (string, bool) {
+	ownerFull := false
+	groups := map[string]bool{}
+	for _, g := range d.Grants {
+		switch {
+		case g.Grantee.Type == "CanonicalUser" && g.Grantee.ID == o.ID && g.Permission == "FULL_CONTROL":
+			ownerFull = true
+		case g.Grantee.Type == "Group" && (g.Grantee.URI == groupAllUsers || g.Grantee.URI == groupAuthenticatedUsers):
+			groups[g.Grantee.URI+" "+g.Permission] = true
+		default:
+			return "", false
+		}
+	}
+	if !ownerFull {
+		return "", false
+	}
+	for acl, want := range map[string][]string{
+		buckets.ACLPrivate:           nil,
+		buckets.ACLPublicRead:        {groupAllUsers + " READ"},
+		buckets.ACLPublicReadWrite:   {groupAllUsers + " READ", groupAllUsers + " WRITE"},
+		buckets.ACLAuthenticatedRead: {groupAuthenticatedUsers + " READ"},
+	} {
+		if len(want) != len(groups) {
+			continue
+		}
+		all := true
+		for _, w := range want {
+			all = all && groups[w]
+		}
+		if all {
+			return acl, true
+		}
+	}
+	return "", false
 }
 
 func (s *Server) putBucketACL(req *request) error {
 	ctx := req.r.Context()
-	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
 		return err
 	}
-	acl, err := s.cannedACL(req)
+	acl, err := s.cannedACL(req, ownerOf(b.Settings().Owner))
 	if err != nil {
 		return err
 	}
@@ -128,7 +198,7 @@ func (s *Server) putObjectACL(req *request) error {
 	if err != nil {
 		return err
 	}
-	acl, err := s.cannedACL(req)
+	acl, err := s.cannedACL(req, ownerOf(b.Settings().Owner))
 	if err != nil {
 		return err
 	}
@@ -183,4 +253,35 @@ func (s *Server) checkACL(req *request, acl string) error {
 		return errorf(ErrAccessDenied, "Access Denied: a public ACL (%s) may be set only with admin access to bucket %q", acl, req.bucket)
 	}
 	return nil
+}
+
+type policyStatus struct {
+	XMLName  xml.Name `xml:"PolicyStatus"`
+	Xmlns    string   `xml:"xmlns,attr,omitempty"`
+	IsPublic bool     `xml:"IsPublic"`
+}
+
+// getPolicyStatus serves GetBucketPolicyStatus: whether the bucket is
+// public, by what the authorizer would let a request without a credential
+// do (auth.anonymous_read, a public canned ACL, access control off) or an
+// authenticated-read ACL give every token. gridfsd has no bucket policies;
+// this is what they would report.
+func (s *Server) getPolicyStatus(req *request) error {
+	ctx := req.r.Context()
+	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
+		return err
+	}
+	public := true
+	if s.auth.Enabled() {
+		_, err := s.auth.Decide(ctx, "", req.bucket, "", auth.Read)
+		if err != nil && !errors.Is(err, auth.ErrUnauthenticated) && !errors.Is(err, auth.ErrForbidden) {
+			return err
+		}
+		p, perr := s.db.Publicity(ctx, req.bucket)
+		if perr != nil {
+			return perr
+		}
+		public = err == nil || (p.AuthenticatedRead && !p.Restricted)
+	}
+	return s.writeXML(req, http.StatusOK, policyStatus{Xmlns: xmlns, IsPublic: public})
 }

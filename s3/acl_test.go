@@ -166,6 +166,9 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	if got := e.s3("admin", "GET", "/pics?acl", ""); got.status != 200 || strings.Contains(got.body, "AllUsers") || !strings.Contains(got.body, "FULL_CONTROL") {
 		t.Errorf("GetBucketAcl of a private bucket: %d %s", got.status, got.body)
 	}
+	if got := e.s3("admin", "GET", "/pics?policyStatus", ""); !strings.Contains(got.body, "<IsPublic>false</IsPublic>") {
+		t.Errorf("GetBucketPolicyStatus of a private bucket: %d %s", got.status, got.body)
+	}
 
 	e.run("public-read bucket",
 		// CreateBucket of one's own bucket sets the ACL it names.
@@ -189,6 +192,9 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	if got := e.s3("admin", "GET", "/pics?acl", ""); !strings.Contains(got.body, "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>") ||
 		!strings.Contains(got.body, "<ID>admin</ID>") {
 		t.Errorf("GetBucketAcl of a public-read bucket:\n%s", got.body)
+	}
+	if got := e.s3("admin", "GET", "/pics?policyStatus", ""); !strings.Contains(got.body, "<IsPublic>true</IsPublic>") {
+		t.Errorf("GetBucketPolicyStatus of a public-read bucket: %d %s", got.status, got.body)
 	}
 
 	e.run("public-read-write bucket",
@@ -255,6 +261,30 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "private"}`, want: 200},
 		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
 		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "world"}`, want: 400},
+	)
+
+	// An ACL document that says what a canned ACL says is that ACL; one
+	// that grants what gridfsd cannot keep is NotImplemented.
+	doc := func(grants ...string) string {
+		return `<AccessControlPolicy xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Owner><ID>admin</ID></Owner><AccessControlList>` +
+			strings.Join(grants, "") + `</AccessControlList></AccessControlPolicy>`
+	}
+	owner := `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>admin</ID></Grantee><Permission>FULL_CONTROL</Permission></Grant>`
+	allRead := `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Group"><URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission></Grant>`
+	bobRead := `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>bob</ID></Grantee><Permission>READ</Permission></Grant>`
+	e.run("ACL documents",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner, allRead), want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner), want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner, bobRead), want: 501},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(allRead), want: 501},
+		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics/a.txt?acl", body: doc(owner, allRead), want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt?acl", body: doc(owner, allRead), want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt?acl", body: doc(owner), want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
 	)
 
 	block := `<PublicAccessBlockConfiguration><IgnorePublicAcls>true</IgnorePublicAcls></PublicAccessBlockConfiguration>`

@@ -34,6 +34,8 @@ func (s *Server) routeFeatures(req *request, q url.Values) (handled bool, err er
 			return op("DeleteBucketTagging", auth.Admin, s.deleteBucketTagging)
 		case q.Has("acl") && m == http.MethodGet:
 			return op("GetBucketAcl", auth.Read, s.getACL)
+		case q.Has("policyStatus") && m == http.MethodGet:
+			return op("GetBucketPolicyStatus", auth.Read, s.getPolicyStatus)
 		case q.Has("acl") && m == http.MethodPut:
 			return op("PutBucketAcl", auth.Admin, s.putBucketACL)
 		}
