@@ -72,14 +72,53 @@ func stored(acl string) string {
 func (d *DB) SetPublicACLs(allowed bool) { d.noPublicACLs = !allowed }
 
 // publicACLsHonoured reports whether s's stored public ACLs grant anything:
-// public ACLs are on, and neither IgnorePublicAcls nor RestrictPublicBuckets
-// withdraws them.
+// public ACLs are on, ACLs are not disabled (BucketOwnerEnforced), and
+// neither IgnorePublicAcls nor RestrictPublicBuckets withdraws them.
 func (d *DB) publicACLsHonoured(s Settings) bool {
 	p := s.PublicAccessBlock
-	return !d.noPublicACLs && (p == nil || (!p.IgnorePublicACLs && !p.RestrictPublicBuckets))
+	return !d.noPublicACLs && s.Ownership != OwnershipBucketOwnerEnforced && (p == nil || (!p.IgnorePublicACLs && !p.RestrictPublicBuckets))
 }
 
-// CheckACL returns ErrInvalidACL for a name that is no canned ACL, and
+// OwnershipBucketOwnerEnforced is S3's object ownership control that
+// gridfsd keeps: the bucket's owner owns every object in it (gridfsd
+// records no other owner) and ACLs are disabled: they grant nothing, and
+// setting any but private or bucket-owner-full-control is
+// ErrACLsDisabled.
+const OwnershipBucketOwnerEnforced = "BucketOwnerEnforced"
+
+// Errors of object ownership: ACLs asked for where they are disabled (400,
+// S3's AccessControlListNotSupported), and ownership controls that would
+// disable a public ACL the bucket holds (400, S3's
+// InvalidBucketAclWithObjectOwnership).
+var (
+	ErrACLsDisabled       = errors.New("the bucket does not allow ACLs")
+	ErrACLBlocksOwnership = errors.New("the bucket's ACL is not valid with BucketOwnerEnforced")
+	errUnknownOwnership   = errors.New("unknown object ownership")
+)
+
+// SetOwnership sets bucket name's object ownership control:
+// OwnershipBucketOwnerEnforced, or "" to remove it. It returns
+// ErrACLBlocksOwnership while the bucket's ACL is public, having written
+// nothing.
+func (d *DB) SetOwnership(ctx context.Context, name, ownership string) (*Bucket, error) {
+	if ownership != "" && ownership != OwnershipBucketOwnerEnforced {
+		return nil, fmt.Errorf("%w: %q", errUnknownOwnership, ownership)
+	}
+	if err := CheckBucketName(name); err != nil {
+		return nil, err
+	}
+	b, err := d.Bucket(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if ownership != "" && PublicACL(b.settings.ACL) {
+		return nil, fmt.Errorf("%w: its ACL is %s", ErrACLBlocksOwnership, b.settings.ACL)
+	}
+	return d.saveSettings(ctx, b, bson.D{{Key: "ownership", Value: ownership}, {Key: "updated", Value: time.Now()}})
+}
+
+// CheckACL returns ErrInvalidACL for a name that is no canned ACL,
+// ErrACLsDisabled for any but private in a BucketOwnerEnforced bucket, and
 // ErrPublicACLRefused for a public one that the gateway (SetPublicACLs)
 // or the bucket's public access block (BlockPublicAcls) forbids. Who may
 // set a public ACL is the doors' to decide (their authorizer): this is
@@ -87,6 +126,9 @@ func (d *DB) publicACLsHonoured(s Settings) bool {
 func (b *Bucket) CheckACL(acl string) error {
 	if err := CheckACL(acl); err != nil {
 		return err
+	}
+	if b.settings.Ownership == OwnershipBucketOwnerEnforced && acl != ACLPrivate && acl != "bucket-owner-full-control" {
+		return fmt.Errorf("%w: its object ownership is BucketOwnerEnforced (%s)", ErrACLsDisabled, acl)
 	}
 	if !PublicACL(acl) {
 		return nil

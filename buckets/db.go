@@ -56,6 +56,10 @@ type Settings struct {
 	// ACL is the bucket's canned ACL when public (see ACLPublicRead), empty
 	// for private; set with SetBucketACL, or by Create when not empty.
 	ACL string `bson:"acl,omitempty" json:"acl,omitempty"`
+	// Ownership is S3's object ownership control of the bucket
+	// (OwnershipBucketOwnerEnforced, or empty for none); set with
+	// SetOwnership.
+	Ownership string `bson:"ownership,omitempty" json:"-"`
 }
 
 func (s Settings) check() error {
@@ -235,6 +239,15 @@ func (d *DB) Create(ctx context.Context, name string, s Settings) (*Bucket, erro
 	}
 	if s.Lifecycle != nil {
 		doc = append(doc, bson.E{Key: "lifecycle", Value: s.Lifecycle})
+	}
+	if s.Ownership != "" {
+		if s.Ownership != OwnershipBucketOwnerEnforced {
+			return nil, fmt.Errorf("%w: %q", errUnknownOwnership, s.Ownership)
+		}
+		if PublicACL(s.ACL) {
+			return nil, fmt.Errorf("%w: %s", ErrACLBlocksOwnership, s.ACL)
+		}
+		doc = append(doc, bson.E{Key: "ownership", Value: s.Ownership})
 	}
 	if s.ACL != "" {
 		// The public access block, if any, is the stored bucket's.

@@ -213,7 +213,8 @@ func (s *Server) putObjectACL(req *request) error {
 }
 
 // checkACL refuses, before anything is written, a request asking for the
-// canned ACL acl that it may not set: one this gateway or the bucket's
+// canned ACL acl that it may not set: any but private where the bucket's
+// object ownership disables ACLs (400), one this gateway or the bucket's
 // public access block forbids (403), or a public one from a caller
 // without admin access to the bucket (403). An object write may also ask
 // for a public ACL that grants no more than the bucket already grants
@@ -226,9 +227,6 @@ func (s *Server) checkACL(req *request, acl string) error {
 	if err := buckets.CheckACL(acl); err != nil {
 		return errorf(ErrInvalidArgument, "x-amz-acl %q is not a canned ACL", acl)
 	}
-	if !buckets.PublicACL(acl) {
-		return nil
-	}
 	ctx := req.r.Context()
 	b, err := s.db.Bucket(ctx, req.bucket)
 	if err != nil {
@@ -237,7 +235,7 @@ func (s *Server) checkACL(req *request, acl string) error {
 	if err := b.CheckACL(acl); err != nil {
 		return err
 	}
-	if !s.auth.Enabled() {
+	if !buckets.PublicACL(acl) || !s.auth.Enabled() {
 		return nil
 	}
 	if req.key != "" {
@@ -284,4 +282,89 @@ func (s *Server) getPolicyStatus(req *request) error {
 		public = err == nil || (p.AuthenticatedRead && !p.Restricted)
 	}
 	return s.writeXML(req, http.StatusOK, policyStatus{Xmlns: xmlns, IsPublic: public})
+}
+
+// Object ownership controls: gridfsd records buckets' owners, not objects',
+// so the bucket's owner owns every object. BucketOwnerEnforced says so and
+// disables ACLs (buckets.OwnershipBucketOwnerEnforced); ObjectWriter and
+// BucketOwnerPreferred would promise objects owned by their writers:
+// NotImplemented.
+
+type ownershipControls struct {
+	XMLName xml.Name `xml:"OwnershipControls"`
+	Xmlns   string   `xml:"xmlns,attr,omitempty"`
+	Rules   []struct {
+		ObjectOwnership string `xml:"ObjectOwnership"`
+	} `xml:"Rule"`
+}
+
+// ErrNoSuchOwnershipControls is GetBucketOwnershipControls of a bucket
+// without them.
+var ErrNoSuchOwnershipControls = &Error{http.StatusNotFound, "OwnershipControlsNotFoundError", "The bucket ownership controls were not found"}
+
+// objectOwnership checks an ObjectOwnership value: "" and
+// BucketOwnerEnforced are kept, the other two S3 values are
+// NotImplemented, anything else is 400.
+func objectOwnership(v string) (string, error) {
+	switch v {
+	case "", buckets.OwnershipBucketOwnerEnforced:
+		return v, nil
+	case "ObjectWriter", "BucketOwnerPreferred":
+		return "", errorf(ErrNotImplemented, "object ownership %s: gridfsd records no object owners (the bucket's owner owns every object: BucketOwnerEnforced)", v)
+	}
+	return "", errorf(ErrInvalidArgument, "%q is not an object ownership (BucketOwnerEnforced, BucketOwnerPreferred, ObjectWriter)", v)
+}
+
+func (s *Server) getOwnership(req *request) error {
+	b, err := s.checkBucket(req.r.Context(), req.bucket)
+	if err != nil {
+		return err
+	}
+	o := b.Settings().Ownership
+	if o == "" {
+		return ErrNoSuchOwnershipControls
+	}
+	c := ownershipControls{Xmlns: xmlns}
+	c.Rules = append(c.Rules, struct {
+		ObjectOwnership string `xml:"ObjectOwnership"`
+	}{o})
+	return s.writeXML(req, http.StatusOK, c)
+}
+
+func (s *Server) putOwnership(req *request) error {
+	ctx := req.r.Context()
+	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
+		return err
+	}
+	var c ownershipControls
+	if err := s.readXML(req, &c); err != nil {
+		return err
+	}
+	if len(c.Rules) != 1 {
+		return ErrMalformedXML
+	}
+	o, err := objectOwnership(c.Rules[0].ObjectOwnership)
+	if err != nil {
+		return err
+	}
+	if o == "" {
+		return ErrMalformedXML
+	}
+	if _, err := s.db.SetOwnership(ctx, req.bucket, o); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (s *Server) deleteOwnership(req *request) error {
+	ctx := req.r.Context()
+	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
+		return err
+	}
+	if _, err := s.db.SetOwnership(ctx, req.bucket, ""); err != nil {
+		return err
+	}
+	req.w.WriteHeader(http.StatusNoContent)
+	return nil
 }

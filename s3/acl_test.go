@@ -365,3 +365,40 @@ func TestOwnedBuckets(t *testing.T) {
 		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/alices/k", body: "b", want: 403},
 	)
 }
+
+// Object ownership: BucketOwnerEnforced is kept (the bucket's owner owns
+// every object) and disables ACLs; the two others promise objects owned by
+// their writers: 501. A public bucket cannot become BucketOwnerEnforced.
+func TestOwnershipControls(t *testing.T) {
+	e := newACLEnv(t, true)
+	enforced := `<OwnershipControls><Rule><ObjectOwnership>BucketOwnerEnforced</ObjectOwnership></Rule></OwnershipControls>`
+	writer := `<OwnershipControls><Rule><ObjectOwnership>ObjectWriter</ObjectOwnership></Rule></OwnershipControls>`
+	e.run("ownership",
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own?ownershipControls", want: 404},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?ownershipControls", body: writer, want: 501},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?ownershipControls", body: enforced, want: 400},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?ownershipControls", body: enforced, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own?ownershipControls", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?acl", header: []string{"x-amz-acl", "public-read"}, want: 400},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own/k", body: "x", header: []string{"x-amz-acl", "public-read"}, want: 400},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own/k", body: "x", header: []string{"x-amz-acl", "bucket-owner-read"}, want: 400},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own/k", body: "x", header: []string{"x-amz-acl", "bucket-owner-full-control"}, want: 200},
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/own", body: `{"acl": "public-read"}`, want: 400},
+		aclCheck{door: "s3", method: "GET", path: "/own/k", want: 403},
+		aclCheck{door: "s3", token: "admin", method: "DELETE", path: "/own?ownershipControls", want: 204},
+		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own?ownershipControls", want: 404},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/own/k", want: 200},
+		// On CreateBucket.
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own2", header: []string{"x-amz-object-ownership", "BucketOwnerEnforced"}, want: 200},
+		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own2?ownershipControls", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own3", header: []string{"x-amz-object-ownership", "BucketOwnerEnforced", "x-amz-acl", "public-read"}, want: 400},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own4", header: []string{"x-amz-object-ownership", "ObjectWriter"}, want: 501},
+	)
+	if got := e.s3("admin", "GET", "/own2?ownershipControls", ""); !strings.Contains(got.body, "<Rule><ObjectOwnership>BucketOwnerEnforced</ObjectOwnership></Rule>") {
+		t.Errorf("GetBucketOwnershipControls: %s", got.body)
+	}
+}

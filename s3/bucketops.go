@@ -132,6 +132,10 @@ func (s *Server) createBucket(req *request) error {
 	if err := checkACLHeaders(r.Header); err != nil {
 		return err
 	}
+	ownership, err := objectOwnership(r.Header.Get("X-Amz-Object-Ownership"))
+	if err != nil {
+		return err
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		return err
@@ -156,7 +160,7 @@ func (s *Server) createBucket(req *request) error {
 	if found {
 		return s.bucketExists(req, location)
 	}
-	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{Owner: s.owner(req), Location: location, ACL: r.Header.Get("X-Amz-Acl")}); err != nil {
+	if _, err := s.db.Create(ctx, req.bucket, buckets.Settings{Owner: s.owner(req), Location: location, ACL: r.Header.Get("X-Amz-Acl"), Ownership: ownership}); err != nil {
 		return err
 	}
 	req.w.Header().Set("Location", "/"+req.bucket)

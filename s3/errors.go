@@ -100,6 +100,10 @@ func toError(err error) (e *Error, internal bool) {
 		return errorf(ErrInvalidArgument, "%v", err), false
 	case is(buckets.ErrPublicACLRefused):
 		return errorf(ErrAccessDenied, "Access Denied: %v", err), false
+	case is(buckets.ErrACLsDisabled):
+		return &Error{http.StatusBadRequest, "AccessControlListNotSupported", "The bucket does not allow ACLs"}, false
+	case is(buckets.ErrACLBlocksOwnership):
+		return &Error{http.StatusBadRequest, "InvalidBucketAclWithObjectOwnership", "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"}, false
 	case is(buckets.ErrInvalidBucketName):
 		return errorf(ErrInvalidBucketName, "%v", err), false
 	case is(buckets.ErrInvalidFilename):

@@ -34,6 +34,12 @@ func (s *Server) routeFeatures(req *request, q url.Values) (handled bool, err er
 			return op("DeleteBucketTagging", auth.Admin, s.deleteBucketTagging)
 		case q.Has("acl") && m == http.MethodGet:
 			return op("GetBucketAcl", auth.Read, s.getACL)
+		case q.Has("ownershipControls") && m == http.MethodGet:
+			return op("GetBucketOwnershipControls", auth.Read, s.getOwnership)
+		case q.Has("ownershipControls") && m == http.MethodPut:
+			return op("PutBucketOwnershipControls", auth.Admin, s.putOwnership)
+		case q.Has("ownershipControls") && m == http.MethodDelete:
+			return op("DeleteBucketOwnershipControls", auth.Admin, s.deleteOwnership)
 		case q.Has("policyStatus") && m == http.MethodGet:
 			return op("GetBucketPolicyStatus", auth.Read, s.getPolicyStatus)
 		case q.Has("acl") && m == http.MethodPut:

@@ -13,7 +13,7 @@ var unsupported = []string{
 	"acl", "policy", "cors", "tagging", "website", "logging", "notification",
 	"replication", "encryption", "object-lock", "retention", "legal-hold", "accelerate",
 	"requestPayment", "analytics", "inventory", "metrics", "intelligent-tiering",
-	"ownershipControls", "publicAccessBlock", "torrent", "restore", "select", "attributes",
+	"publicAccessBlock", "torrent", "restore", "select", "attributes",
 }
 
 // route dispatches a request by method, path shape and query to its

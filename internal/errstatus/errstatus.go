@@ -47,6 +47,8 @@ var sentinels = []struct {
 	{buckets.ErrInvalidLifecycle, Class{http.StatusBadRequest, "invalid_lifecycle", false}},
 	{buckets.ErrInvalidACL, Class{http.StatusBadRequest, "invalid_acl", false}},
 	{buckets.ErrPublicACLRefused, Class{http.StatusForbidden, "public_acl_refused", false}},
+	{buckets.ErrACLsDisabled, Class{http.StatusBadRequest, "acls_disabled", false}},
+	{buckets.ErrACLBlocksOwnership, Class{http.StatusBadRequest, "acl_blocks_ownership", false}},
 	{buckets.ErrPreconditionFailed, Class{http.StatusPreconditionFailed, "precondition_failed", false}},
 	{buckets.ErrChunksLost, Class{http.StatusServiceUnavailable, "upload_interrupted", true}},
 	{buckets.ErrFileNotFound, Class{http.StatusNotFound, "file_not_found", false}},
