@@ -19,8 +19,6 @@ import (
 	"database/sql"
 	"log/slog"
 
-	_ "modernc.org/sqlite" // register database/sql driver
-
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/fsql"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/lazyerrors"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/internal/util/logging"
@@ -34,10 +32,13 @@ import (
 // One exception is very long full path names for the filesystem,
 // but we don't check it.
 func openDB(name, uri string, memory, autoVacuum bool, l *slog.Logger, sp *state.Provider) (*fsql.DB, error) {
-	db, err := sql.Open("sqlite", uri)
+	// gridfsd patch (PATCHES.md item 30): connections keep their write statements prepared
+	connector, err := newStmtConnector(uri)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
+
+	db := sql.OpenDB(connector)
 
 	db.SetConnMaxIdleTime(0)
 	db.SetConnMaxLifetime(0)
