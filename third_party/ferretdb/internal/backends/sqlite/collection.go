@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,15 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 		}, nil
 	}
 
-	q := prepareSelectClause(meta.TableName, params.Comment, meta.Capped(), params.OnlyRecordIDs)
+	// gridfsd patch (PATCHES.md item 31): a caller that reads only fields whose binaries the collection
+	// keeps in the text (a count or a delete by _id or by indexed fields) leaves the bytes beside it
+	// unread
+	inline := c.r.Inline(meta)
+	sideUnread := params.Fields != nil && !params.OnlyRecordIDs && !slices.ContainsFunc(params.Fields, func(f string) bool {
+		return !inline(f)
+	})
+
+	q := prepareSelectClause(meta.TableName, params.Comment, meta.Capped(), params.OnlyRecordIDs, sideUnread)
 
 	// gridfsd patch (PATCHES.md, "index pushdown"): upstream pushed down a lone _id equality only,
 	// with an expression no index matched
@@ -389,7 +398,7 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 		}, nil
 	}
 
-	selectClause := prepareSelectClause(meta.TableName, "", meta.Capped(), false)
+	selectClause := prepareSelectClause(meta.TableName, "", meta.Capped(), false, false)
 
 	var filterPushdown bool
 	var whereClause string

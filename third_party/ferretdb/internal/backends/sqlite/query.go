@@ -28,7 +28,9 @@ import (
 // For capped collection with onlyRecordIDs, it returns select clause for recordID column.
 //
 // For capped collection, it returns select clause for recordID column and default column.
-func prepareSelectClause(table, comment string, capped, onlyRecordIDs bool) string {
+//
+// gridfsd patch (PATCHES.md item 31): with sideUnread, the length of the side column instead of it.
+func prepareSelectClause(table, comment string, capped, onlyRecordIDs, sideUnread bool) string {
 	if comment != "" {
 		comment = strings.ReplaceAll(comment, "/*", "/ *")
 		comment = strings.ReplaceAll(comment, "*/", "* /")
@@ -40,11 +42,16 @@ func prepareSelectClause(table, comment string, capped, onlyRecordIDs bool) stri
 	}
 
 	// gridfsd patch (PATCHES.md item 23): binary data beside the text
-	if capped {
-		return fmt.Sprintf(`SELECT %s %s, %s, %s FROM %q`, comment, metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideColumn, table)
+	side := metadata.SideColumn
+	if sideUnread {
+		side = fmt.Sprintf(`length(%s) AS %s`, metadata.SideColumn, metadata.SideLengthColumn)
 	}
 
-	return fmt.Sprintf(`SELECT %s %s, %s FROM %q`, comment, metadata.DefaultColumn, metadata.SideColumn, table)
+	if capped {
+		return fmt.Sprintf(`SELECT %s %s, %s, %s FROM %q`, comment, metadata.RecordIDColumn, metadata.DefaultColumn, side, table)
+	}
+
+	return fmt.Sprintf(`SELECT %s %s, %s FROM %q`, comment, metadata.DefaultColumn, side, table)
 }
 
 // prepareOrderByClause returns ORDER BY clause for given sort document.

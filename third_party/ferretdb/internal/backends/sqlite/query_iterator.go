@@ -104,6 +104,10 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	var recordID int64
 	var dest []any
 
+	// gridfsd patch (PATCHES.md item 31): the length of the bytes beside the text, which were not read
+	var sideLen sql.NullInt64
+	var sideUnread bool
+
 	// gridfsd patch (PATCHES.md, "fewer copies on reads"): one buffer for every row's text, as Unmarshal
 	// keeps nothing of it; a new []byte per row was a 340 KiB allocation per GridFS chunk.
 	b := &iter.text
@@ -119,6 +123,10 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 		dest = []any{&recordID}
 	case slices.Equal(columns, []string{metadata.DefaultColumn, metadata.SideColumn}):
 		dest = []any{b, side}
+	case slices.Equal(columns, []string{metadata.RecordIDColumn, metadata.DefaultColumn, metadata.SideLengthColumn}):
+		dest, sideUnread = []any{&recordID, b, &sideLen}, true
+	case slices.Equal(columns, []string{metadata.DefaultColumn, metadata.SideLengthColumn}):
+		dest, sideUnread = []any{b, &sideLen}, true
 	default:
 		panic(fmt.Sprintf("cannot scan unknown columns: %v", columns))
 	}
@@ -131,7 +139,13 @@ func (iter *queryIterator) Next() (struct{}, *types.Document, error) {
 	doc := must.NotFail(types.NewDocument())
 
 	if !iter.onlyRecordIDs {
-		if doc, err = sjson.UnmarshalFieldsSideShared(*b, *side, iter.fields); err != nil {
+		if sideUnread {
+			doc, err = sjson.UnmarshalFieldsUnread(*b, int(sideLen.Int64), iter.fields)
+		} else {
+			doc, err = sjson.UnmarshalFieldsSideShared(*b, *side, iter.fields)
+		}
+
+		if err != nil {
 			iter.close()
 			return unused, nil, lazyerrors.Error(err)
 		}

@@ -103,3 +103,54 @@ func TestSideMismatch(t *testing.T) {
 		t.Error("Unmarshal read a document whose binary is beside the text")
 	}
 }
+
+// TestFieldsUnread (PATCHES.md item 31): a document read without the bytes beside its text, by their
+// length only, gives the fields kept in the text as a full read does; asking for a binary beside the
+// text, or a length that does not match the document's, is an error.
+func TestFieldsUnread(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 1))
+	inline := func(k string) bool { return k == "_id" || k == "n" }
+	fields := []string{"_id", "n"}
+	var refused int
+	for range 3000 {
+		d := randomDocument(r)
+		text, side, err := AppendMarshalSide(nil, nil, d, inline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := UnmarshalFieldsSide(text, side, fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := UnmarshalFieldsUnread(text, len(side), fields)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if !bytes.Equal(must.NotFail(Marshal(got)), must.NotFail(Marshal(want))) {
+			t.Fatalf("fields %v of %s: %v, want %v", fields, text, got, want)
+		}
+		if len(side) == 0 {
+			continue
+		}
+		for _, bad := range []int{len(side) - 1, len(side) + 1, 0} {
+			if _, err := UnmarshalFieldsUnread(text, bad, fields); err == nil {
+				t.Fatalf("%d bytes beside the text said for %d: no error", bad, len(side))
+			}
+		}
+		// every binary beside the text, asked for, is refused
+		for _, k := range d.Keys() {
+			if b, ok := must.NotFail(d.Get(k)).(types.Binary); ok && len(b.B) >= SideMin && !inline(k) {
+				if _, err := UnmarshalFieldsUnread(text, len(side), []string{"_id", k}); err == nil {
+					t.Fatalf("%q, beside the text, read without it", k)
+				}
+				refused++
+			}
+		}
+	}
+	if refused < 500 {
+		t.Fatalf("only %d binaries beside the text asked for", refused)
+	}
+	if _, err := UnmarshalFieldsUnread([]byte(`{"$s":{"p":{},"$k":[]}}`), 0, nil); err == nil {
+		t.Error("no fields: no error")
+	}
+}

@@ -208,7 +208,25 @@ func UnmarshalFieldsSideShared(data, side []byte, fields []string) (*types.Docum
 	return unmarshalFieldsSide(data, side, fields, true)
 }
 
+// UnmarshalFieldsUnread is UnmarshalFields for a document written by AppendMarshalSide whose sideLen
+// bytes beside the text were not read (gridfsd patch, PATCHES.md item 31): the lengths of its binaries
+// beside the text are checked against sideLen, and asking for one of them is an error, never a
+// document without it. fields must not be nil.
+func UnmarshalFieldsUnread(data []byte, sideLen int, fields []string) (*types.Document, error) {
+	if fields == nil {
+		return nil, lazyerrors.Errorf("sjson.UnmarshalFieldsUnread: no fields")
+	}
+
+	return unmarshalFields(data, nil, sideLen, fields, false)
+}
+
 func unmarshalFieldsSide(data, side []byte, fields []string, share bool) (*types.Document, error) {
+	return unmarshalFields(data, side, len(side), fields, share)
+}
+
+// unmarshalFields decodes fields of data, whose binaries of sideLen bytes in all are side, or were
+// not read when side is nil.
+func unmarshalFields(data, side []byte, sideLen int, fields []string, share bool) (*types.Document, error) {
 	// gridfsd patch (PATCHES.md, "fast sjson reads")
 	v, ok := splitObject(data)
 	if !ok {
@@ -261,11 +279,16 @@ func unmarshalFieldsSide(data, side []byte, fields []string, share bool) (*types
 		// gridfsd patch (PATCHES.md item 23): binary data beside the text
 		if sch := sch.Properties[key]; sch != nil && sch.Type == elemTypeBinData && len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
 			n, err := strconv.Atoi(string(b))
-			if err != nil || n < 0 || n > len(side)-off || sch.Subtype == nil {
-				return nil, lazyerrors.Errorf("sjson.Unmarshal: binary %q of %s bytes beyond the %d stored beside the text", key, b, len(side)-off)
+			if err != nil || n < 0 || n > sideLen-off || sch.Subtype == nil {
+				return nil, lazyerrors.Errorf("sjson.Unmarshal: binary %q of %s bytes beyond the %d stored beside the text", key, b, sideLen-off)
 			}
 
 			if fields == nil || slices.Contains(fields, key) {
+				// gridfsd patch (PATCHES.md item 31): the caller did not read what it asks for
+				if side == nil {
+					return nil, lazyerrors.Errorf("sjson.Unmarshal: binary %q is beside the text, which was not read", key)
+				}
+
 				b := side[off : off+n : off+n]
 				if !share {
 					b = bytes.Clone(b)
@@ -291,8 +314,8 @@ func unmarshalFieldsSide(data, side []byte, fields []string, share bool) (*types
 		d.Set(key, v)
 	}
 
-	if off != len(side) {
-		return nil, lazyerrors.Errorf("sjson.Unmarshal: %d bytes stored beside the text, %d read", len(side), off)
+	if off != sideLen {
+		return nil, lazyerrors.Errorf("sjson.Unmarshal: %d bytes stored beside the text, %d read", sideLen, off)
 	}
 
 	return d, nil

@@ -25,6 +25,11 @@ import (
 // and NULL in the documents written before it (which convertRows rewrites).
 const SideColumn = "_gridfsd_bin"
 
+// SideLengthColumn is the name a query gives the length of SideColumn when it reads the text only
+// (gridfsd patch, PATCHES.md item 31): length() of a BLOB is in its row's header, so SQLite reads
+// none of the bytes (nor their overflow pages). NULL for a NULL SideColumn.
+const SideLengthColumn = "_gridfsd_bin_length"
+
 // inlineFields returns the top-level fields whose binary data stays in the text: _id and every
 // field (or the top of every dotted path) an index reads.
 func inlineFields(s Settings) map[string]bool {
