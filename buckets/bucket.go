@@ -68,6 +68,9 @@ func (b *Bucket) Stat(ctx context.Context, id any) (*File, error) {
 	if hidden {
 		return nil, fmt.Errorf("%w: id %v in bucket %s (expired)", ErrFileNotFound, id, b.name)
 	}
+	if f.DeleteMarker {
+		return nil, &DeleteMarkerError{Marker: f}
+	}
 	return f, nil
 }
 
@@ -91,7 +94,28 @@ func (b *Bucket) stat(ctx context.Context, id any) (*File, error) {
 // specification numbers them by uploadDate: 0 the oldest, 1 the next, ...,
 // -1 the newest, -2 the one before. It returns ErrFileNotFound when no file
 // has that name and ErrRevisionNotFound when the revision does not exist.
+// A deleted name (its newest revision is a delete marker), or a revision
+// that is a delete marker, is a *DeleteMarkerError (see versioning.go).
 func (b *Bucket) FindByName(ctx context.Context, name string, revision int) (*File, error) {
+	f, err := b.findByName(ctx, name, revision)
+	if err != nil {
+		return nil, err
+	}
+	if f.DeleteMarker {
+		return nil, &DeleteMarkerError{Marker: f}
+	}
+	if revision != -1 && b.settings.Versioned() {
+		if _, top, err := b.newestRevisions(ctx, name); err != nil {
+			return nil, err
+		} else if top != nil && top.DeleteMarker {
+			return nil, &DeleteMarkerError{Marker: top}
+		}
+	}
+	return f, nil
+}
+
+// findByName is FindByName of delete markers too.
+func (b *Bucket) findByName(ctx context.Context, name string, revision int) (*File, error) {
 	now := time.Now()
 	if rules := b.revisionRules(name); len(rules) > 0 {
 		return b.findRevision(ctx, name, revision, rules, now)
@@ -358,7 +382,7 @@ type Stats struct {
 }
 
 // Stats counts the bucket's files that have not expired and their total
-// length. It reads every files document: an aggregation, or, when rules
+// length; delete markers are not files. It reads every files document: an aggregation, or, when rules
 // hide older revisions, one pass name by name in the files index's order.
 func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	now := time.Now()
@@ -372,6 +396,9 @@ func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 		}
 	}
 	live := b.live(bson.D{}, now)
+	if b.settings.Versioned() {
+		live = append(live, notMarker)
+	}
 	// One accumulator per $group: upstream FerretDB v1 computes only the
 	// first of several (fixed in the embedded store, third_party/ferretdb
 	// PATCHES.md item 13), so the count is a query of its own.

@@ -135,12 +135,10 @@ func after(cur *File) time.Time {
 }
 
 // newest is the newest revision of name, or nil when there is none.
+// A deleted name (see versioning.go) has none.
 func (b *Bucket) newest(ctx context.Context, name string) (*File, error) {
-	f, err := b.FindByName(ctx, name, -1)
-	if errors.Is(err, ErrFileNotFound) || errors.Is(err, ErrRevisionNotFound) {
-		return nil, nil
-	}
-	return f, err
+	cur, _, err := b.newestRevisions(ctx, name)
+	return cur, err
 }
 
 // CheckName evaluates cond against the newest revision of name without
@@ -247,19 +245,29 @@ type pendingFile struct {
 // it, would land as an older revision than the one it overlapped: a
 // history no order of the two explains (tests/flaky found it).
 func (b *Bucket) commitFile(ctx context.Context, c pendingFile) (f, replaced *File, replaceErr, err error) {
+	var null *File // the null version a suspended bucket's commit replaces
+	defer func() {
+		// After the lease is given back (deferred later, run first).
+		if null != nil && err == nil {
+			b.dropChunks(ctx, null.ID)
+		}
+	}()
 	l, err := b.acquireLeases(ctx, c.filename)
 	if err != nil {
 		return nil, nil, nil, c.abort(err)
 	}
 	defer l.release(ctx)
-	cur, err := b.newest(ctx, c.filename)
+	cur, top, err := b.newestRevisions(ctx, c.filename)
 	if err != nil {
 		return nil, nil, nil, c.abort(err)
 	}
 	if err := c.cond.Check(cur); err != nil {
 		return nil, nil, nil, c.abort(err)
 	}
-	date := after(cur)
+	if null, err = b.replacedNull(ctx, c.filename); err != nil {
+		return nil, nil, nil, c.abort(err)
+	}
+	date := after(top)
 	if err := b.checkChunks(ctx, c.id, c.length, c.chunkSize); err != nil {
 		return nil, nil, nil, c.abort(err)
 	}
@@ -281,6 +289,7 @@ func (b *Bucket) commitFile(ctx context.Context, c pendingFile) (f, replaced *Fi
 		doc = append(doc, bson.E{Key: FieldExpireAt, Value: bson.NewDateTimeFromTime(c.expireAt)})
 	}
 	doc = append(doc, c.extra...)
+	doc = append(doc, b.versionFields()...)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
 		return nil, nil, nil, c.abort(err)
@@ -288,6 +297,13 @@ func (b *Bucket) commitFile(ctx context.Context, c pendingFile) (f, replaced *Fi
 	f, err = b.insertFile(ctx, raw, c.abort)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if null != nil {
+		if err := b.removeFilesDoc(ctx, null); err != nil {
+			// The new revision is committed; the old null version stays.
+			null = nil
+			b.db.logger().Warn("commit in a suspended bucket: the null version it replaces stays", "bucket", b.name, "filename", c.filename, "error", err)
+		}
 	}
 	if c.replace && c.cond.IfMatch != "" && cur != nil {
 		// Still under the lease: no conditional write sees the name with
@@ -513,7 +529,16 @@ func (b *Bucket) current(ctx context.Context, id any, cond Conditions) (*File, e
 // back. Without a file it returns ErrPreconditionFailed for an If-Match,
 // else ErrFileNotFound, and removes what expired revisions of the name are
 // left (none was there for the caller).
+//
+// In a bucket whose versioning was set it removes nothing: it writes a
+// delete marker (see versioning.go) and returns 1.
 func (b *Bucket) DeleteNameIf(ctx context.Context, name string, cond Conditions) (int, error) {
+	if b.settings.Versioned() {
+		if _, err := b.markDeleted(ctx, name, cond, false); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
 	ids, err := b.deleteNameDocs(ctx, name, cond)
 	for _, id := range ids {
 		b.dropChunks(ctx, id)

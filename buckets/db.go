@@ -60,6 +60,10 @@ type Settings struct {
 	// (OwnershipBucketOwnerEnforced, or empty for none); set with
 	// SetOwnership.
 	Ownership string `bson:"ownership,omitempty" json:"-"`
+	// Versioning is S3's versioning status: "" (never set),
+	// VersioningEnabled or VersioningSuspended; set with SetVersioning
+	// (see versioning.go).
+	Versioning string `bson:"versioning,omitempty" json:"versioning,omitempty"`
 }
 
 func (s Settings) check() error {

@@ -22,6 +22,12 @@ type File struct {
 	// ExpireAt is when the file expires (FieldExpireAt); zero when it
 	// does not, by itself (a bucket's rules may expire it: Bucket.ExpiresAt).
 	ExpireAt time.Time
+	// DeleteMarker is set on a delete marker (FieldDeleteMarker), which
+	// readers never see as a file; Versioned on a revision committed while
+	// the bucket's versioning was Enabled (FieldVersioned). See
+	// versioning.go.
+	DeleteMarker bool
+	Versioned    bool
 
 	// Legacy fields that older drivers wrote at the top level.
 	ContentType string
@@ -72,6 +78,8 @@ func ParseFile(raw bson.Raw) (*File, error) {
 	f.SHA256, _ = raw.Lookup("sha256").StringValueOK()
 	f.S3ETag, _ = raw.Lookup(FieldS3ETag).StringValueOK()
 	f.ExpireAt = expireAtOf(raw)
+	f.DeleteMarker, _ = raw.Lookup(FieldDeleteMarker).BooleanOK()
+	f.Versioned, _ = raw.Lookup(FieldVersioned).BooleanOK()
 	f.ContentType, _ = raw.Lookup("contentType").StringValueOK()
 	f.MD5, _ = raw.Lookup("md5").StringValueOK()
 	if arr, ok := raw.Lookup("aliases").ArrayOK(); ok {

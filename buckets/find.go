@@ -42,6 +42,10 @@ type Query struct {
 	// From skips the filenames that sort before it (byte order), as S3's
 	// marker and start-after do.
 	From string
+	// DeleteMarkers lists delete markers and the revisions of deleted
+	// names too (S3's ListObjectVersions); other listings leave them out
+	// (see versioning.go).
+	DeleteMarkers bool
 }
 
 // Page is one page of a listing, ordered by filename, then uploadDate,
@@ -103,7 +107,7 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 	// short, the same query runs again asking for twice as many. A limit
 	// keeps the store's sort a bounded top-k one on MongoDB.
 	for want := limit + 1; ; want = min(2*want, math.MaxInt32) {
-		page, read, err := b.findPage(ctx, filter, limit, want)
+		page, read, err := b.findPage(ctx, filter, limit, want, q.DeleteMarkers)
 		if err != nil || page.Next != "" || read < want || want == math.MaxInt32 {
 			return page, err
 		}
@@ -113,7 +117,7 @@ func (b *Bucket) Find(ctx context.Context, q Query) (*Page, error) {
 // findPage reads up to want files documents that match filter, in
 // listingOrder, into a page of up to limit files, and returns how many
 // documents it read.
-func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int) (*Page, int, error) {
+func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int, markers bool) (*Page, int, error) {
 	cur, err := b.files.Find(ctx, filter, options.Find().SetSort(listingOrder).SetLimit(int64(want)))
 	if err != nil {
 		return nil, 0, queryError(err)
@@ -145,6 +149,11 @@ func (b *Bucket) findPage(ctx context.Context, filter bson.D, limit, want int) (
 	// skipped documents do; the cursor still continues after its last.
 	if page.Files, err = b.dropHiddenRevisions(ctx, page.Files, time.Now()); err != nil {
 		return nil, 0, err
+	}
+	if b.settings.Versioned() && !markers {
+		if page.Files, err = b.dropDeleted(ctx, page.Files, time.Now()); err != nil {
+			return nil, 0, err
+		}
 	}
 	if page.Next != "" || read < want {
 		// The final read of this page: report what it skipped, once.

@@ -59,9 +59,9 @@ type Rule struct {
 	KeepRevisions           int        `bson:"keepRevisions,omitempty" json:"keepRevisions,omitempty"`
 	ExpireOldRevisionsAfter Age        `bson:"expireOldRevisionsAfter,omitempty" json:"expireOldRevisionsAfter,omitempty"`
 	AbortUnfinishedAfter    Age        `bson:"abortUnfinishedAfter,omitempty" json:"abortUnfinishedAfter,omitempty"`
-	// ExpireDeleteMarkers is S3's ExpiredObjectDeleteMarker, kept so that
-	// S3 clients read back what they set: GridFS has no delete markers, so
-	// it removes nothing.
+	// ExpireDeleteMarkers is S3's ExpiredObjectDeleteMarker: the sweeper
+	// removes a delete marker (versioning.go) that is the only revision
+	// of its name left, older ones removed or hidden by a rule.
 	ExpireDeleteMarkers bool `bson:"expireDeleteMarkers,omitempty" json:"expireDeleteMarkers,omitempty"`
 }
 

@@ -570,19 +570,30 @@ func relabel(parts []Part, chunkSize int) bool {
 func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []Part, etag string, cond Conditions) (*File, error) {
 	// Checked before any chunk moves, under the name's lease (taken
 	// without conditions too, as commitFile explains).
+	var null *File // the null version a suspended bucket's commit replaces
+	defer func() {
+		// After the lease is given back (deferred later, run first).
+		if null != nil {
+			b.dropChunks(ctx, null.ID)
+		}
+	}()
 	ls, err := b.acquireLeases(ctx, mu.Filename)
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
 	}
 	defer ls.release(ctx)
-	cur, err := b.newest(ctx, mu.Filename)
+	cur, top, err := b.newestRevisions(ctx, mu.Filename)
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
 	}
 	if err := cond.Check(cur); err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
 	}
-	date := after(cur)
+	replaced, err := b.replacedNull(ctx, mu.Filename)
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
+	}
+	date := after(top)
 	perPart := int32(parts[0].Size / int64(mu.ChunkSize))
 	var length int64
 	for i, p := range parts {
@@ -620,6 +631,7 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 		doc = append(doc, bson.E{Key: "metadata", Value: mu.Metadata})
 	}
 	doc = append(doc, bson.E{Key: FieldS3ETag, Value: etag})
+	doc = append(doc, b.versionFields()...)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
@@ -629,6 +641,9 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 			return b.Stat(ctx, mu.FileID) // completed by an earlier attempt
 		}
 		return nil, fmt.Errorf("complete %q: write files document: %w", mu.Filename, err)
+	}
+	if replaced != nil && b.removeFilesDoc(ctx, replaced) == nil {
+		null = replaced
 	}
 	return ParseFile(raw)
 }

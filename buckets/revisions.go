@@ -187,7 +187,7 @@ func (b *Bucket) revisionStats(ctx context.Context, now time.Time) (Stats, error
 			hidden = b.hiddenRevisions(b.revisionRules(name), stamps(docs), now)
 		}
 		for i, d := range docs {
-			if !hidden[i] {
+			if m, _ := d.Lookup(FieldDeleteMarker).BooleanOK(); !hidden[i] && !m {
 				n, _ := d.Lookup("length").AsInt64OK()
 				s.Files++
 				s.Bytes += n
@@ -211,7 +211,7 @@ func (b *Bucket) eachRevisionGroup(ctx context.Context, prefix string, now time.
 }
 
 // revisionFields are what deciding on revisions reads of files documents.
-var revisionFields = bson.D{{Key: "_id", Value: 1}, {Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "length", Value: 1}}
+var revisionFields = bson.D{{Key: "_id", Value: 1}, {Key: "filename", Value: 1}, {Key: "uploadDate", Value: 1}, {Key: "length", Value: 1}, {Key: FieldDeleteMarker, Value: 1}}
 
 // eachNameGroup calls fn with the files documents (revisionFields) that
 // match filter, a name at a time, each name's newest first in the order

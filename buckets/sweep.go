@@ -425,6 +425,13 @@ func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) 
 			return nil, err
 		}
 	}
+	if len(out) < n {
+		markers, err := b.loneMarkerBatch(ctx, now, n-len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, markers...)
+	}
 	return out, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/xml"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -49,15 +48,6 @@ func (s *Server) bucketLocation(req *request) error {
 	return s.writeXML(req, http.StatusOK, locationConstraint{Xmlns: xmlns, Value: loc})
 }
 
-// bucketVersioning answers that versioning is off: gridfsd keeps older
-// revisions as GridFS does, but S3's versioning switch does not apply.
-func (s *Server) bucketVersioning(req *request) error {
-	if _, err := s.checkBucket(req.r.Context(), req.bucket); err != nil {
-		return err
-	}
-	return s.writeXML(req, http.StatusOK, versioningConfiguration{Xmlns: xmlns})
-}
-
 // entry is one element of a listing: all revisions of one key (oldest
 // first), or a common prefix.
 type entry struct {
@@ -76,9 +66,10 @@ func (e entry) name() string {
 // with the keys that share a delimiter-ended prefix rolled up into one
 // common prefix, until fn returns false. Each page is one indexed range
 // query; a rolled-up prefix is skipped with a new range query rather than
-// read through.
-func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, fn func(entry) bool) error {
-	q := buckets.Query{Prefix: prefix, From: from, Limit: buckets.MaxLimit}
+// read through. With markers, deleted keys and delete markers are walked
+// too (buckets.Query.DeleteMarkers).
+func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, markers bool, fn func(entry) bool) error {
+	q := buckets.Query{Prefix: prefix, From: from, Limit: buckets.MaxLimit, DeleteMarkers: markers}
 	var group []*buckets.File
 	lastPrefix := ""
 	flush := func() bool {
@@ -209,7 +200,7 @@ func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from str
 		// where the next one starts).
 		return nil, false, nil
 	}
-	err = walk(ctx, b, prefix, delimiter, from, func(e entry) bool {
+	err = walk(ctx, b, prefix, delimiter, from, false, func(e entry) bool {
 		if len(entries) == max {
 			// max-keys=0 asks for no key, not for a truncated page.
 			truncated = max > 0
@@ -336,13 +327,13 @@ func (s *Server) listVersions(req *request) error {
 	enc := encoder(q.Get("encoding-type") == "url")
 	prefix, delimiter, marker := q.Get("prefix"), q.Get("delimiter"), q.Get("key-marker")
 	res := listVersionsResult{Xmlns: xmlns, Name: req.bucket, Prefix: enc.enc(prefix), Delimiter: enc.enc(delimiter),
-		KeyMarker: enc.enc(marker), VersionIDMarker: q.Get("version-id-marker"), MaxKeys: max, Versions: []objectVersion{}}
+		KeyMarker: enc.enc(marker), VersionIDMarker: q.Get("version-id-marker"), MaxKeys: max, Versions: []any{}}
 	if enc {
 		res.EncodingType = "url"
 	}
 	count := 0
 	var last, lastVersion string
-	err = walk(ctx, b, prefix, delimiter, resume(marker, prefix, delimiter), func(e entry) bool {
+	err = walk(ctx, b, prefix, delimiter, resume(marker, prefix, delimiter), true, func(e entry) bool {
 		if count >= max {
 			res.IsTruncated = true
 			return false
@@ -353,16 +344,10 @@ func (s *Server) listVersions(req *request) error {
 			count++
 			return true
 		}
-		for i := len(e.revisions) - 1; i >= 0; i-- {
-			f := e.revisions[i]
-			res.Versions = append(res.Versions, objectVersion{
-				XMLName: xml.Name{Local: "Version"},
-				Key:     enc.enc(f.Filename), VersionID: versionID(f.ID), IsLatest: i == len(e.revisions)-1,
-				LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: ownerOf(b.Settings().Owner),
-			})
-			lastVersion = versionID(f.ID)
-			count++
-		}
+		entries := versionEntries(b, e.revisions, enc)
+		res.Versions = append(res.Versions, entries...)
+		lastVersion = versionID(e.revisions[0].ID)
+		count += len(entries)
 		return true
 	})
 	if err != nil {
@@ -433,15 +418,19 @@ func (s *Server) deleteObjects(req *request) error {
 	res := deleteResult{Xmlns: xmlns}
 	for _, o := range d.Objects {
 		var err error
+		done := deletedObject{Key: o.Key, VersionID: o.VersionID}
 		if o.VersionID != "" {
-			var f *buckets.File
-			if f, err = findObject(ctx, b, o.Key, o.VersionID); err == nil {
-				err = b.Delete(ctx, f.ID)
+			done.DeleteMarker, err = deleteVersion(ctx, b, o.Key, o.VersionID, buckets.Conditions{})
+			if done.DeleteMarker {
+				done.DeleteMarkerVersionID = o.VersionID
 			}
 		} else {
-			_, err = b.DeleteName(ctx, o.Key)
+			var m *buckets.File
+			if m, err = deleteKey(ctx, b, o.Key, buckets.Conditions{}); m != nil {
+				done.DeleteMarker, done.DeleteMarkerVersionID = true, fileVersionID(b, m)
+			}
 		}
-		if err != nil && !errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, ErrNoSuchVersion) {
+		if err != nil {
 			e, internal := toError(err)
 			if internal {
 				s.log.Error("s3: delete object", "request_id", req.id, "key", o.Key, "error", err)
@@ -450,7 +439,7 @@ func (s *Server) deleteObjects(req *request) error {
 			continue
 		}
 		if !d.Quiet {
-			res.Deleted = append(res.Deleted, deletedObject{Key: o.Key, VersionID: o.VersionID})
+			res.Deleted = append(res.Deleted, done)
 		}
 	}
 	return s.writeXML(req, http.StatusOK, res)

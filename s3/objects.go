@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -306,9 +305,10 @@ func (s *Server) getObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	f, err := findObject(ctx, b, req.key, r.URL.Query().Get("versionId"))
+	version := r.URL.Query().Get("versionId")
+	f, err := findVersion(ctx, b, req.key, version)
 	if err != nil {
-		return err
+		return readError(req, b, version, err)
 	}
 	if req.objectGrant && !b.FileReadable(f, req.sig != nil) {
 		// Admitted by the newest revision's ACL; this one (another
@@ -317,6 +317,11 @@ func (s *Server) getObject(req *request) error {
 	}
 	h := req.w.Header()
 	setObjectHeaders(h, f)
+	if version != "" {
+		h.Set("x-amz-version-id", version)
+	} else {
+		h.Set("x-amz-version-id", fileVersionID(b, f))
+	}
 	setExpiration(h, b, f)
 	if err := readPreconditions(r.Header, objectETag(f), f.UploadDate); err != nil {
 		return err
@@ -585,7 +590,7 @@ func (s *Server) putObject(req *request) error {
 	}
 	h := req.w.Header()
 	h.Set("ETag", objectETag(f))
-	h.Set("x-amz-version-id", versionID(f.ID))
+	h.Set("x-amz-version-id", fileVersionID(b, f))
 	setExpiration(h, b, f)
 	h.Set("Content-Length", "0")
 	req.w.WriteHeader(http.StatusOK)
@@ -598,17 +603,21 @@ func (s *Server) deleteObject(req *request) error {
 	if err != nil {
 		return err
 	}
+	h := req.w.Header()
 	if v := req.r.URL.Query().Get("versionId"); v != "" {
-		f, err := findObject(ctx, b, req.key, v)
-		if err == nil {
-			err = b.DeleteIf(ctx, f.ID, writeConditions(req.r.Header))
-		}
-		if err != nil && !errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, ErrNoSuchVersion) {
+		marker, err := deleteVersion(ctx, b, req.key, v, writeConditions(req.r.Header))
+		if err != nil {
 			return err
 		}
-		req.w.Header().Set("x-amz-version-id", v)
-	} else if _, err := b.DeleteNameIf(ctx, req.key, writeConditions(req.r.Header)); err != nil && !errors.Is(err, buckets.ErrFileNotFound) {
+		h.Set("x-amz-version-id", v)
+		if marker {
+			h.Set("x-amz-delete-marker", "true")
+		}
+	} else if m, err := deleteKey(ctx, b, req.key, writeConditions(req.r.Header)); err != nil {
 		return err
+	} else if m != nil {
+		h.Set("x-amz-version-id", fileVersionID(b, m))
+		h.Set("x-amz-delete-marker", "true")
 	}
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -756,7 +765,7 @@ func (s *Server) copyObject(req *request) error {
 	if err != nil {
 		return err
 	}
-	req.w.Header().Set("x-amz-version-id", versionID(nf.ID))
+	req.w.Header().Set("x-amz-version-id", fileVersionID(db, nf))
 	if srcVersion != "" {
 		req.w.Header().Set("x-amz-copy-source-version-id", srcVersion)
 	}

@@ -166,9 +166,10 @@ func (s *Server) getObjectAttributes(req *request) error {
 	if err != nil {
 		return err
 	}
-	f, err := findObject(ctx, b, req.key, r.URL.Query().Get("versionId"))
+	version := r.URL.Query().Get("versionId")
+	f, err := findVersion(ctx, b, req.key, version)
 	if err != nil {
-		return err
+		return readError(req, b, version, err)
 	}
 	want := map[string]bool{}
 	for _, v := range r.Header.Values("X-Amz-Object-Attributes") {
@@ -181,10 +182,13 @@ func (s *Server) getObjectAttributes(req *request) error {
 	}
 	h := req.w.Header()
 	h.Set("Last-Modified", f.UploadDate.UTC().Format(http.TimeFormat))
-	if r.URL.Query().Get("versionId") != "" {
-		// As an unversioned bucket of S3 (GetBucketVersioning says so):
-		// a version id only for the version asked for.
-		h.Set("x-amz-version-id", versionID(f.ID))
+	switch {
+	case version != "":
+		h.Set("x-amz-version-id", version)
+	case b.Settings().Versioned():
+		// An unversioned bucket answers a version id only for the
+		// version asked for.
+		h.Set("x-amz-version-id", fileVersionID(b, f))
 	}
 	res := objectAttributes{Xmlns: xmlns}
 	if want["ETag"] {

@@ -79,7 +79,7 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 			return op("PutBucketLifecycleConfiguration", auth.Admin, s.putLifecycle)
 		}
 		if q.Has("versioning") {
-			return op("PutBucketVersioning", auth.Admin, func(*request) error { return ErrNotImplemented })
+			return op("PutBucketVersioning", auth.Admin, s.putVersioning)
 		}
 		return op("CreateBucket", auth.Admin, s.createBucket)
 	case http.MethodHead:
@@ -100,7 +100,7 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 		case q.Has("lifecycle"):
 			return op("GetBucketLifecycleConfiguration", auth.Read, s.getLifecycle)
 		case q.Has("versioning"):
-			return op("GetBucketVersioning", auth.Read, s.bucketVersioning)
+			return op("GetBucketVersioning", auth.Read, s.getVersioning)
 		case q.Has("versions"):
 			return op("ListObjectVersions", auth.Read, s.listVersions)
 		case q.Has("uploads"):

@@ -417,6 +417,9 @@ func (s *Server) writeError(req *request, err error) {
 		if e.Status == http.StatusNotModified && (k == "ETag" || k == "Last-Modified" || k == "Cache-Control" || k == "Expires") {
 			continue // RFC 9110 15.4.5: a 304 carries what a 200 would of these
 		}
+		if k == "x-amz-version-id" && h.Get("x-amz-delete-marker") == "true" {
+			continue // the delete marker's (versioning.go)
+		}
 		h.Del(k)
 	}
 	for k := range h {

@@ -43,12 +43,6 @@ type locationConstraint struct {
 	Value   string   `xml:",chardata"`
 }
 
-type versioningConfiguration struct {
-	XMLName xml.Name `xml:"VersioningConfiguration"`
-	Xmlns   string   `xml:"xmlns,attr"`
-	Status  string   `xml:"Status,omitempty"`
-}
-
 type object struct {
 	Key          string `xml:"Key"`
 	LastModified string `xml:"LastModified"`
@@ -96,20 +90,20 @@ type objectVersion struct {
 }
 
 type listVersionsResult struct {
-	XMLName             xml.Name        `xml:"ListVersionsResult"`
-	Xmlns               string          `xml:"xmlns,attr"`
-	Name                string          `xml:"Name"`
-	Prefix              string          `xml:"Prefix"`
-	KeyMarker           string          `xml:"KeyMarker"`
-	VersionIDMarker     string          `xml:"VersionIdMarker"`
-	NextKeyMarker       string          `xml:"NextKeyMarker,omitempty"`
-	NextVersionIDMarker string          `xml:"NextVersionIdMarker,omitempty"`
-	MaxKeys             int             `xml:"MaxKeys"`
-	Delimiter           string          `xml:"Delimiter,omitempty"`
-	EncodingType        string          `xml:"EncodingType,omitempty"`
-	IsTruncated         bool            `xml:"IsTruncated"`
-	Versions            []objectVersion `xml:"Version"`
-	CommonPrefixes      []commonPrefix  `xml:"CommonPrefixes"`
+	XMLName             xml.Name       `xml:"ListVersionsResult"`
+	Xmlns               string         `xml:"xmlns,attr"`
+	Name                string         `xml:"Name"`
+	Prefix              string         `xml:"Prefix"`
+	KeyMarker           string         `xml:"KeyMarker"`
+	VersionIDMarker     string         `xml:"VersionIdMarker"`
+	NextKeyMarker       string         `xml:"NextKeyMarker,omitempty"`
+	NextVersionIDMarker string         `xml:"NextVersionIdMarker,omitempty"`
+	MaxKeys             int            `xml:"MaxKeys"`
+	Delimiter           string         `xml:"Delimiter,omitempty"`
+	EncodingType        string         `xml:"EncodingType,omitempty"`
+	IsTruncated         bool           `xml:"IsTruncated"`
+	Versions            []any          `xml:"Version"` // objectVersion, deleteMarkerEntry
+	CommonPrefixes      []commonPrefix `xml:"CommonPrefixes"`
 }
 
 type copyObjectResult struct {
@@ -128,8 +122,10 @@ type deleteRequest struct {
 }
 
 type deletedObject struct {
-	Key       string `xml:"Key"`
-	VersionID string `xml:"VersionId,omitempty"`
+	Key                   string `xml:"Key"`
+	VersionID             string `xml:"VersionId,omitempty"`
+	DeleteMarker          bool   `xml:"DeleteMarker,omitempty"`
+	DeleteMarkerVersionID string `xml:"DeleteMarkerVersionId,omitempty"`
 }
 
 type deleteError struct {
