@@ -5,6 +5,15 @@
 // (names, metadata, ids, sizes, preconditions) lives here, once, so that
 // every front door (HTTP API, S3 API, command line) shares it.
 //
+// # Versioning and delete markers
+//
+// A bucket's S3 versioning switch lives in its settings (SetVersioning).
+// Once it is set, deleting a name writes a delete marker, a 0-byte files
+// document without chunks whose top-level deleteMarker is true, committed
+// under the name's lease like any revision; a name whose newest revision
+// is a marker is absent through every read here, so on every door. Other
+// GridFS tools see a marker as a 0-byte revision. See versioning.go.
+//
 // # Conditional writes
 //
 // A write can carry Conditions (RFC 9110's If-Match, If-None-Match and
