@@ -148,7 +148,7 @@ func deleteKey(ctx context.Context, b *buckets.Bucket, key string, cond buckets.
 // delete markers, the null version named "null".
 func versionEntries(b *buckets.Bucket, revs []*buckets.File, enc encoder) []any {
 	out := make([]any, 0, len(revs))
-	owner := ownerOf(b.Settings().Owner)
+	own := ownerOf(b.Settings().Owner)
 	for i := len(revs) - 1; i >= 0; i-- {
 		f := revs[i]
 		id := versionID(f.ID)
@@ -158,12 +158,12 @@ func versionEntries(b *buckets.Bucket, revs []*buckets.File, enc encoder) []any 
 		latest := i == len(revs)-1
 		if f.DeleteMarker {
 			out = append(out, deleteMarkerEntry{Key: enc.enc(f.Filename), VersionID: id, IsLatest: latest,
-				LastModified: timestamp(f.UploadDate), Owner: owner})
+				LastModified: timestamp(f.UploadDate), Owner: own})
 			continue
 		}
 		out = append(out, objectVersion{XMLName: xml.Name{Local: "Version"},
 			Key: enc.enc(f.Filename), VersionID: id, IsLatest: latest,
-			LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: owner})
+			LastModified: timestamp(f.UploadDate), ETag: objectETag(f), Size: f.Length, StorageClass: "STANDARD", Owner: own})
 	}
 	return out
 }
