@@ -100,6 +100,8 @@ type DB struct {
 
 	noPublicACLs bool // SetPublicACLs(false)
 
+	locks uploadLocks // the resumable uploads' locks this process holds
+
 	mu       sync.Mutex
 	indexed  map[string]time.Time // bucket -> when its indexes were last checked
 	settings map[string]cachedSettings

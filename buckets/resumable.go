@@ -254,6 +254,7 @@ func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length i
 	if err := b.CheckUploadSize(length); err != nil {
 		return err
 	}
+	defer b.forgetRecord(id)
 	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(-1)}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "length", Value: length}}}})
 	if err != nil {
@@ -274,6 +275,13 @@ type AppendOptions struct {
 	// Expect is the number of bytes the client announced, or -1. With a
 	// checksum, an append cut short appends nothing: it cannot be verified.
 	Expect int64
+	// Lock is the upload's lock that the caller holds (LockResumable),
+	// when it read rec through it (UploadLock.Resumable). The append then
+	// writes nothing before its first chunk unless the record needs a
+	// cleanup (see AppendResumable), and leaves the record it wrote in the
+	// lock for the next request. Without it, the append marks the record
+	// as being written first.
+	Lock *UploadLock
 }
 
 // AppendResumable appends the content of r to the upload rec at offset,
@@ -288,7 +296,17 @@ type AppendOptions struct {
 // ErrPreconditionFailed); the record then says Finished. An append whose
 // length is known beforehand (opts.Expect) and that has no checksum
 // records its offset every ResumableProgress bytes as it goes.
-func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int64, r io.Reader, opts AppendOptions) (*Resumable, error) {
+//
+// Chunks past the record's offset (left by an append that failed or was
+// cut) are removed before the first chunk is stored, when they may exist:
+// when the record says an append was writing, or, with opts.Lock, when
+// the lock was taken over from a holder that let it expire (one that died
+// in the middle of an append). An append under opts.Lock that fails says
+// so in the record (Writing) before its lock is given back, or, if the
+// store refuses that too, has its lock expire instead of being given back.
+// An append without opts.Lock marks the record as being written before its
+// first insert instead.
+func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int64, r io.Reader, opts AppendOptions) (out *Resumable, err error) {
 	id := rec.ID
 	if err := rec.live(b.name); err != nil {
 		return nil, err
@@ -302,11 +320,29 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	if err := b.db.checkSpace(0); err != nil {
 		return nil, err
 	}
-	// The record's writing mark (and the cleanup after an append that
-	// failed) goes to the store while the first chunks arrive: the chunk
-	// writer's first insert waits for it.
+	lock := opts.Lock
+	at := rec.Offset // what the record says as the append goes
+	if lock == nil {
+		defer b.forgetRecord(rec.ID)
+	} else {
+		defer func() {
+			if err == nil {
+				lock.remember(out)
+				return
+			}
+			lock.Forget()
+			b.markWriting(ctx, rec.ID, rec.Offset, at, lock)
+		}()
+	}
+	// The cleanup after an append that failed, or the record's writing
+	// mark without a lock, goes to the store while the first chunks
+	// arrive: the chunk writer's first insert waits for it.
 	prepared := make(chan error, 1)
-	go func() { prepared <- b.prepareAppend(ctx, rec) }()
+	if lock != nil && !rec.Writing && lock.clean() {
+		prepared <- nil
+	} else {
+		go func() { prepared <- b.prepareAppend(ctx, rec, lock) }()
+	}
 	ready := sync.OnceValue(func() error { return <-prepared })
 	limit := int64(-1)
 	if rec.Length >= 0 {
@@ -332,7 +368,8 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	// kept: no checksum to verify at its end, and a body that cannot run
 	// past the limits.
 	progress := opts.Checksum == nil && opts.Expect >= 0 && (limit < 0 || opts.Expect <= limit)
-	n, tail, at, err := b.appendChunks(ctx, rec, src, h, progress, ready)
+	n, tail, recorded, err := b.appendChunks(ctx, rec, src, h, progress, ready)
+	at = recorded
 	if perr := ready(); perr != nil {
 		return nil, perr
 	}
@@ -381,12 +418,27 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	return &next, nil
 }
 
+// markWriting says in the record of an append under lock that failed that
+// chunks past its offset may be left, for the next append to remove; when
+// the store refuses, the lock is left to expire instead (see
+// AppendResumable). A record that moved on or went away needs nothing.
+func (b *Bucket) markWriting(ctx context.Context, id string, from, at int64, lock *UploadLock) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
+	defer cancel()
+	_, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{from, at}}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
+	if err != nil {
+		lock.keepUntilExpiry()
+	}
+}
+
 // prepareAppend removes what an earlier append left past the offset, when
-// the record says one was writing, and marks the record as being written,
-// so that the next append cleans up after this one if it fails or its
-// gateway dies.
-func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
-	if !rec.Writing {
+// the record says one was writing or lock (when not nil) was taken from a
+// holder that let it expire. Without a lock it marks the record as being
+// written, so that the next append cleans up after this one if it fails
+// or its gateway dies.
+func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *UploadLock) error {
+	if !rec.Writing && lock == nil {
 		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
 		if err != nil {
@@ -413,6 +465,9 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable) error {
 	b.db.cache.Invalidate(b.chunks, rec.FileID) // chunks that go (see cache.go)
 	if err != nil {
 		return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
+	}
+	if lock != nil {
+		lock.setTrusted()
 	}
 	return nil
 }
@@ -579,6 +634,7 @@ func (b *Bucket) FinishResumable(ctx context.Context, id string) (*Resumable, er
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.Hash); err != nil {
 		return nil, fmt.Errorf("resumable upload %q: hash state: %w", id, err)
 	}
+	defer b.forgetRecord(id)
 	if err := b.storeTail(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -637,6 +693,7 @@ func (b *Bucket) TerminateResumable(ctx context.Context, id string) error {
 // it (the appends' record updates name the offset), then the chunks unless
 // the upload committed.
 func (b *Bucket) removeResumable(ctx context.Context, rec *Resumable) error {
+	defer b.forgetRecord(rec.ID)
 	if _, err := b.resumables().DeleteOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}); err != nil {
 		return fmt.Errorf("remove resumable upload %q: %w", rec.ID, err)
 	}
@@ -693,6 +750,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 		}
 	}
 	wctx := context.WithoutCancel(ctx)
+	defer b.forgetRecord(final)
 	h := sha256.New()
 	if aligned && len(recs) > 0 {
 		rec.ChunkSize = recs[0].ChunkSize
@@ -751,6 +809,15 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 		b.removeResumable(wctx, p)
 	}
 	return rec, nil
+}
+
+// forgetRecord makes a lock of this process on the upload id, if any, read
+// its record from the store again (see UploadLock.Resumable): for every
+// change of the record but an append under that lock.
+func (b *Bucket) forgetRecord(id string) {
+	if l := b.db.locks.get(b.name + "/" + id); l != nil {
+		l.Forget()
+	}
 }
 
 // readInto copies the stored content of the complete upload p into w.

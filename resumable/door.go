@@ -155,7 +155,7 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusPreconditionFailed, "missing or unsupported Tus-Resumable: this server speaks 1.0.0")
 		return
 	}
-	ex := &exchange{bucket: bucket, expect: r.ContentLength, requestID: w.Header().Get("X-Request-Id")}
+	ex := &exchange{bucket: bucket, expect: r.ContentLength, requestID: w.Header().Get("X-Request-Id"), patch: method == http.MethodPatch}
 	rw := &reply{ResponseWriter: w, door: d, ex: ex}
 	if method != http.MethodOptions {
 		sign, err := d.authorize(r, bucket, id)

@@ -32,6 +32,11 @@ type exchange struct {
 	checksumWant []byte
 	expect       int64 // Content-Length, or -1
 
+	// patch: the request appends (PATCH), and may use the record its
+	// lock kept (see GetUpload).
+	patch bool
+	lock  *lock // the upload's lock, once taken
+
 	mu      sync.Mutex
 	expires time.Time
 	fileID  bson.ObjectID // set once the upload became a file
@@ -49,6 +54,14 @@ func requestID(ctx context.Context) string {
 		return ex.requestID
 	}
 	return ""
+}
+
+// held returns the lock taken by this request on the upload, if any.
+func (ex *exchange) held(bucket, id string) *buckets.UploadLock {
+	if l := ex.lock; l != nil && l.bucket == bucket && l.id == id {
+		return l.held
+	}
+	return nil
 }
 
 // noteExpires keeps when an unfinished upload expires, for Upload-Expires.

@@ -34,6 +34,7 @@ type upload struct {
 	door   *Door
 	bucket *buckets.Bucket
 	rec    *buckets.Resumable
+	lock   *buckets.UploadLock // the lock rec was read through, if any
 }
 
 // splitID parses "<bucket>/<record id>", ignoring a query (the URLs of
@@ -111,11 +112,22 @@ func (s store) GetUpload(ctx context.Context, id string) (handler.Upload, error)
 	if err != nil {
 		return nil, s.door.tusError(ctx, err)
 	}
-	rec, err := b.Resumable(ctx, recID)
+	var rec *buckets.Resumable
+	var held *buckets.UploadLock
+	if ex := exchangeOf(ctx); ex != nil && ex.patch {
+		held = ex.held(bucket, recID)
+	}
+	if held != nil {
+		// The record as this gateway last wrote it, when it held the lock
+		// since (the PATCH before on the same connection, usually).
+		rec, err = held.Resumable(ctx)
+	} else {
+		rec, err = b.Resumable(ctx, recID)
+	}
 	if err != nil {
 		return nil, s.door.tusError(ctx, err)
 	}
-	return &upload{door: s.door, bucket: b, rec: rec}, nil
+	return &upload{door: s.door, bucket: b, rec: rec, lock: held}, nil
 }
 
 func (u *upload) GetInfo(ctx context.Context) (handler.FileInfo, error) {
@@ -139,7 +151,12 @@ func (u *upload) GetInfo(ctx context.Context) (handler.FileInfo, error) {
 
 func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
 	ex := exchangeOf(ctx)
-	opts := buckets.AppendOptions{Expect: -1}
+	lock := u.lock
+	if lock == nil && ex != nil {
+		// A creation with a body: the record it just created, and locked.
+		lock = ex.held(u.bucket.Name(), u.rec.ID)
+	}
+	opts := buckets.AppendOptions{Expect: -1, Lock: lock}
 	if ex != nil {
 		opts.Checksum, opts.Want, opts.Expect = ex.checksum, ex.checksumWant, ex.expect
 	}
@@ -305,6 +322,13 @@ type lock struct {
 	bucket string
 }
 
+// LockLinger is how long a gateway keeps an upload's lock after a request
+// (see buckets.UploadLock): a client's next PATCH on the same connection
+// usually follows within a millisecond or two, and then neither takes the
+// lock nor reads the record from the store; a request through another
+// gateway waits for it at most this long (and its own backoff's step).
+const LockLinger = 25 * time.Millisecond
+
 func (l locker) NewLock(id string) (handler.Lock, error) {
 	bucket, rec, ok := splitID(id)
 	if !ok {
@@ -329,6 +353,9 @@ func (l *lock) Lock(ctx context.Context, requestUnlock func()) error {
 		return l.door.tusError(ctx, err)
 	}
 	l.held = held
+	if ex := exchangeOf(ctx); ex != nil {
+		ex.lock = l
+	}
 	return nil
 }
 
@@ -336,7 +363,8 @@ func (l *lock) Unlock() error {
 	if l.held == nil {
 		return nil
 	}
-	return l.held.Unlock()
+	l.held.Linger(LockLinger)
+	return nil
 }
 
 // sweep removes expired uploads from every bucket and returns how many
@@ -366,16 +394,23 @@ func (d *Door) sweep(ctx context.Context) int {
 	return total
 }
 
-// Run sweeps expired uploads every SweepInterval until ctx ends.
+// Run sweeps expired uploads every SweepInterval until ctx ends (the
+// gateway stops); then it gives back the locks kept for a next request.
 func (d *Door) Run(ctx context.Context) {
 	t := time.NewTicker(d.cfg.SweepInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			d.Close()
 			return
 		case <-t.C:
 		}
 		d.sweep(ctx)
 	}
 }
+
+// Close gives back the upload locks kept for a next request (see
+// LockLinger), and makes every request give its lock back at once from
+// now on: another gateway would wait for them to expire.
+func (d *Door) Close() { d.cfg.DB.ReleaseUploadLocks() }
