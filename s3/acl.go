@@ -100,7 +100,7 @@ func (s *Server) cannedACL(req *request, o owner) (string, error) {
 	}
 	header := req.r.Header.Get("X-Amz-Acl")
 	if strings.TrimSpace(string(body)) == "" {
-		return header, nil
+		return req.acl, nil // x-amz-acl as route's checkACL took it
 	}
 	if header != "" {
 		return "", errorf(ErrInvalidRequest, "Specify either x-amz-acl or an access control policy document, not both")
@@ -113,10 +113,7 @@ func (s *Server) cannedACL(req *request, o owner) (string, error) {
 	if !ok {
 		return "", errorf(ErrNotImplemented, "gridfsd takes canned ACLs only: an ACL document must say what one says (the owner's FULL_CONTROL, and READ or WRITE for AllUsers or READ for AuthenticatedUsers)")
 	}
-	if err := s.checkACL(req, acl); err != nil {
-		return "", err
-	}
-	return acl, nil
+	return s.checkACL(req, acl)
 }
 
 // accessControlPolicyIn is an ACL document as clients send it.
@@ -216,41 +213,43 @@ func (s *Server) putObjectACL(req *request) error {
 // canned ACL acl that it may not set: any but private where the bucket's
 // object ownership disables ACLs (400), one this gateway or the bucket's
 // public access block forbids (403), or a public one from a caller
-// without admin access to the bucket (403). An object write may also ask
-// for a public ACL that grants no more than the bucket already grants
-// everyone (a public-read object in a public-read bucket: an anonymous
-// form upload to a public-read-write bucket sends one).
-func (s *Server) checkACL(req *request, acl string) error {
+// without admin access to the bucket (403). It returns the ACL to keep.
+// An object write may also ask for a public ACL that grants no more than
+// the bucket already grants everyone (an anonymous form upload to a
+// public-read-write bucket sends acl=public-read): it is taken and kept as
+// private, so that the object is as public as its bucket and no more:
+// making the bucket private again withdraws it.
+func (s *Server) checkACL(req *request, acl string) (string, error) {
 	if acl == "" || req.bucket == "" {
-		return nil
+		return acl, nil
 	}
 	if err := buckets.CheckACL(acl); err != nil {
-		return errorf(ErrInvalidArgument, "x-amz-acl %q is not a canned ACL", acl)
+		return "", errorf(ErrInvalidArgument, "x-amz-acl %q is not a canned ACL", acl)
 	}
 	ctx := req.r.Context()
 	b, err := s.db.Bucket(ctx, req.bucket)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := b.CheckACL(acl); err != nil {
-		return err
+		return "", err
 	}
 	if !buckets.PublicACL(acl) || !s.auth.Enabled() {
-		return nil
+		return acl, nil
+	}
+	if s.allow(req, req.bucket, auth.Admin) == nil {
+		return acl, nil
 	}
 	if req.key != "" {
 		p, err := s.db.Publicity(ctx, req.bucket)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if p.AnyoneRead || (acl == buckets.ACLAuthenticatedRead && p.AuthenticatedRead) {
-			return nil
+			return buckets.ACLPrivate, nil
 		}
 	}
-	if err := s.allow(req, req.bucket, auth.Admin); err != nil {
-		return errorf(ErrAccessDenied, "Access Denied: a public ACL (%s) may be set only with admin access to bucket %q", acl, req.bucket)
-	}
-	return nil
+	return "", errorf(ErrAccessDenied, "Access Denied: a public ACL (%s) may be set only with admin access to bucket %q", acl, req.bucket)
 }
 
 type policyStatus struct {

@@ -65,8 +65,8 @@ func (s *Server) createMultipart(req *request) error {
 			return err
 		}
 	}
-	if acl := r.Header.Get("X-Amz-Acl"); buckets.PublicACL(acl) {
-		if err := b.SetMultipartField(ctx, mu.ID, multipartACLField, acl); err != nil {
+	if buckets.PublicACL(req.acl) {
+		if err := b.SetMultipartField(ctx, mu.ID, multipartACLField, req.acl); err != nil {
 			return err
 		}
 	}

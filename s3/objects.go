@@ -569,7 +569,7 @@ func (s *Server) putObject(req *request) error {
 	defer release()
 	u.body = cs.reader(u.body)
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: r.Header.Get("Content-Type"), MD5: true,
-		Conditions: cond, Size: u.size(r), Extra: append(buckets.TagsField(tags), buckets.ACLField(r.Header.Get("X-Amz-Acl"))...)})
+		Conditions: cond, Size: u.size(r), Extra: append(buckets.TagsField(tags), buckets.ACLField(req.acl)...)})
 	if err != nil {
 		return err
 	}
@@ -707,7 +707,7 @@ func (s *Server) copyObject(req *request) error {
 	}
 	// S3 gives a copy its own ACL (private unless x-amz-acl), never the
 	// source's.
-	opts.Extra = append(opts.Extra, buckets.ACLField(r.Header.Get("X-Amz-Acl"))...)
+	opts.Extra = append(opts.Extra, buckets.ACLField(req.acl)...)
 	replace := strings.EqualFold(r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE")
 	if replace {
 		if opts.Metadata, err = userMetadata(r.Header); err != nil {

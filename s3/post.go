@@ -212,7 +212,8 @@ func (s *Server) postObject(req *request) error {
 	if err := s.allow(req, req.bucket, auth.Write); err != nil {
 		return err
 	}
-	if err := s.checkACL(req, fields["acl"]); err != nil {
+	acl, err := s.checkACL(req, fields["acl"])
+	if err != nil {
 		return err
 	}
 	b, err := s.checkBucket(ctx, req.bucket)
@@ -246,7 +247,7 @@ func (s *Server) postObject(req *request) error {
 	}
 	defer release()
 	up, err := b.OpenUpload(ctx, req.key, buckets.UploadOptions{Metadata: md, ContentType: fields["content-type"], MD5: true,
-		Extra: append(buckets.TagsField(tags), buckets.ACLField(fields["acl"])...)})
+		Extra: append(buckets.TagsField(tags), buckets.ACLField(acl)...)})
 	if err != nil {
 		return err
 	}

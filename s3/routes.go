@@ -31,9 +31,11 @@ func (s *Server) route(req *request) error {
 	if q.Has("publicAccessBlock") && req.key == "" {
 		return s.routePublicAccessBlock(req)
 	}
-	if err := s.checkACL(req, r.Header.Get("X-Amz-Acl")); err != nil {
+	acl, err := s.checkACL(req, r.Header.Get("X-Amz-Acl"))
+	if err != nil {
 		return err
 	}
+	req.acl = acl
 	if err := s.checkExpectedOwner(req); err != nil {
 		return err
 	}

@@ -231,6 +231,9 @@ type request struct {
 	// objectGrant: the caller may read the object only by its own ACL,
 	// which the revision served must still grant (auth.Principal).
 	objectGrant bool
+	// acl is the canned ACL the request's x-amz-acl asks for, as it is to
+	// be kept (checkACL): what the object writes store.
+	acl string
 }
 
 // ServeHTTP serves one S3 request.
