@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -68,6 +69,13 @@ func findObject(ctx context.Context, b *buckets.Bucket, key, version string) (*b
 		return nil, errorf(ErrInvalidArgument, "Invalid version id specified")
 	}
 	f, err := b.Stat(ctx, id)
+	var dm *buckets.DeleteMarkerError
+	if errors.Is(err, buckets.ErrFileNotFound) && !errors.As(err, &dm) {
+		// A version id that names nothing (neither a version nor a
+		// delete marker) is NoSuchVersion, whether or not the key has
+		// others (S3; minio-go checks it).
+		return nil, ErrNoSuchVersion
+	}
 	if err != nil {
 		return nil, err
 	}
