@@ -82,12 +82,23 @@ func fileVersionID(b *buckets.Bucket, f *buckets.File) string {
 }
 
 // findVersion returns the revision of key whose version id is version
-// ("null" too); a delete marker is a *buckets.DeleteMarkerError.
+// ("null" too); a delete marker is a *buckets.DeleteMarkerError. A version
+// id that names no revision of key is NoSuchVersion, as S3 answers it.
 func findVersion(ctx context.Context, b *buckets.Bucket, key, version string) (*buckets.File, error) {
-	if version != "null" {
+	if version == "" {
 		return findObject(ctx, b, key, version)
 	}
-	return b.NullVersion(ctx, key)
+	var f *buckets.File
+	var err error
+	if version == "null" {
+		f, err = b.NullVersion(ctx, key)
+	} else {
+		f, err = findObject(ctx, b, key, version)
+	}
+	if errors.Is(err, buckets.ErrFileNotFound) && !errors.Is(err, buckets.ErrDeleteMarker) {
+		return nil, ErrNoSuchVersion
+	}
+	return f, err
 }
 
 // readError is what a GetObject or HeadObject of key answers for err:

@@ -70,6 +70,14 @@ func TestDeleteMarkers(t *testing.T) {
 	if r := e.must(200, "GET", "/ver/k?versionId="+v1, ""); r.body != "one" {
 		t.Errorf("an older version: %q", r.body)
 	}
+	// A version id that names nothing (minio-go sends a UUID) is
+	// NoSuchVersion, on GetObjectAttributes too.
+	for _, path := range []string{"/ver/k?versionId=0123456789abcdef01234567", "/ver/nokey?versionId=9b2cf535-f7e2-4b9c-9a4e-1b9a0c7f1e2d",
+		"/ver/k?attributes&versionId=0123456789abcdef01234567"} {
+		if r := e.do("GET", path, "", "x-amz-object-attributes", "ETag"); r.status != 404 || xmlValue(r.body, "Code") != "NoSuchVersion" {
+			t.Errorf("GET %s: %d %s", path, r.status, r.body)
+		}
+	}
 	if got := e.must(200, "GET", "/ver?list-type=2", "").body; strings.Contains(got, "<Key>k</Key>") || !strings.Contains(got, "<Key>other</Key>") {
 		t.Errorf("ListObjectsV2 lists a deleted key:\n%s", got)
 	}
