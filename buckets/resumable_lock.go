@@ -198,8 +198,8 @@ func (l *UploadLock) take(ctx context.Context) (took, fresh bool, err error) {
 func (l *UploadLock) resume(released func()) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.state != lockLingering {
-		return false
+	if l.state != lockLingering || l.asked || l.keep {
+		return false // or on its way back: asked for, or lost, meanwhile
 	}
 	l.timer.Stop() // if it fired, its Unlock finds the lock held and leaves it
 	l.state, l.released, l.called = lockHeld, released, false
