@@ -154,6 +154,9 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 	var group []*File
 	flush := func() error {
 		files, err := b.dropHiddenRevisions(ctx, group, now)
+		if err == nil && b.settings.Versioned() {
+			files, err = b.dropDeleted(ctx, files, now)
+		}
 		group = group[:0]
 		if err != nil {
 			return err

@@ -548,3 +548,33 @@ func TestLocksBelongToTheirPrincipal(t *testing.T) {
 		}
 	}
 }
+
+// A name whose newest revision is a delete marker (S3 versioning) is
+// absent through WebDAV: not listed, 404; a DELETE in such a bucket
+// writes a marker, and the revisions stay.
+func TestDeleteMarkersHideNames(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	e.upload("vers", "gone.txt", "old", buckets.UploadOptions{})
+	e.upload("vers", "kept.txt", "x", buckets.UploadOptions{})
+	e.upload("vers", "dav.txt", "y", buckets.UploadOptions{})
+	b, err := e.db.SetVersioning(ctx, "vers", buckets.VersioningEnabled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.MarkDeleted(ctx, "gone.txt", buckets.Conditions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.must("DELETE", "/dav/vers/dav.txt", nil, "", 204)
+	got := hrefs(t, e.must("PROPFIND", "/dav/vers/", depth1, "", 207).body)
+	if want := []string{"/dav/vers/", "/dav/vers/kept.txt"}; !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/vers/: %q, want %q", got, want)
+	}
+	for _, p := range []string{"/dav/vers/gone.txt", "/dav/vers/dav.txt"} {
+		e.must("GET", p, nil, "", 404)
+		e.must("PROPFIND", p, map[string]string{"Depth": "0"}, "", 404)
+	}
+	if n, err := b.FilesCollection().CountDocuments(ctx, map[string]any{"filename": "dav.txt"}); err != nil || n != 2 {
+		t.Errorf("dav.txt has %d files documents, want its revision and a marker (%v)", n, err)
+	}
+}
