@@ -158,9 +158,10 @@ func TestCountHoldsNoFile(t *testing.T) {
 // (measured: 55 MiB against 107; before the change both decoded the data).
 // Since item 28 a decoded chunk shares the SQLite driver's copy of its
 // binary data instead of copying it again, so decoding the data costs no copy
-// either: both stores allocate about the data once, the driver's (41 and 47
-// MiB). The test bounds both at 1.25 times the data, which a copy of it
-// anywhere in the delete would fail.
+// either: both stores allocated about the data once, the driver's (41 and 47
+// MiB); since item 31 the delete does not read the bytes beside the text at
+// all (0 and 45 MiB). The test bounds both at 1.25 times the data, which a
+// copy of it anywhere in the delete would fail.
 func TestDeleteLeavesDataUndecoded(t *testing.T) {
 	ctx := context.Background()
 	var allocated [2]uint64
