@@ -25,6 +25,11 @@ type Access int
 const (
 	// None is no access.
 	None Access = iota
+	// List lists a bucket's files (names, sizes, dates) without reading
+	// them: what S3's READ permission on a bucket grants, and all that a
+	// bucket's canned ACL gives others (see Authorizer.decide). Tokens
+	// never hold it alone; Read includes it.
+	List
 	// Read lists and downloads files.
 	Read
 	// Write also uploads, renames, changes metadata and deletes files.
@@ -35,6 +40,8 @@ const (
 
 func (a Access) String() string {
 	switch a {
+	case List:
+		return "list"
 	case Read:
 		return "read"
 	case Write:
@@ -191,7 +198,7 @@ func (a *Authorizer) authorize(r *http.Request, bucket, object string, need Acce
 // CanRead reports whether p, authorized for a bucket-less request, may read
 // bucket; used to filter the bucket list.
 func (a *Authorizer) CanRead(r *http.Request, bucket string) bool {
-	_, err := a.Authorize(r, bucket, Read)
+	_, err := a.Authorize(r, bucket, List)
 	return err == nil
 }
 

@@ -28,8 +28,12 @@ type BucketGrants struct {
 	// Owner is the name of the token that created the bucket; a token
 	// whose list holds OwnedBuckets has its access on the buckets it owns.
 	Owner string
-	// Anyone is what every caller may do, with or without a credential
-	// (None, Read or Write); Authenticated what every valid token may.
+	// Anyone is what every caller may do, with or without a credential,
+	// and Authenticated what every valid token may, as S3 grants them on
+	// a bucket: None, List (READ: list the bucket) or Write (READ and
+	// WRITE: list it, and write and delete objects in it). Neither reads
+	// an object: only the object's own ACL grants that, so that a bucket
+	// made listable does not publish what is in it.
 	Anyone, Authenticated Access
 	// Restricted withdraws every access without a credential, the
 	// configuration's AnonymousRead included, and Anyone and Authenticated
@@ -89,7 +93,7 @@ func (a *Authorizer) decide(ctx context.Context, t *Token, bucket, object string
 		return p, nil
 	}
 	if bucket == "" {
-		if t == nil && need == Read {
+		if t == nil && need <= Read {
 			// Listing buckets: anonymous callers see the ones they may read.
 			return p, nil
 		}
@@ -105,7 +109,7 @@ func (a *Authorizer) decide(ctx context.Context, t *Token, bucket, object string
 	if t == nil && g.Restricted {
 		return p, fmt.Errorf("%w: bucket %q admits no anonymous requests (RestrictPublicBuckets)", ErrUnauthenticated, bucket)
 	}
-	if t == nil && need == Read && matches(a.cfg.AnonymousRead, bucket) {
+	if t == nil && need <= Read && matches(a.cfg.AnonymousRead, bucket) {
 		p.Access = Read
 		return p, nil
 	}
@@ -124,10 +128,18 @@ func (a *Authorizer) decide(ctx context.Context, t *Token, bucket, object string
 			}
 		}
 	}
-	if !g.Restricted {
-		p.Access = max(p.Access, g.Anyone)
+	if granted := g.Anyone; !g.Restricted {
 		if t != nil {
-			p.Access = max(p.Access, g.Authenticated)
+			granted = max(granted, g.Authenticated)
+		}
+		switch {
+		case need != Read && need <= granted:
+			p.Access = max(p.Access, need)
+		case granted >= List:
+			// Recorded, so that a door may tell a caller who lists the
+			// bucket that an object is not there (S3's 404 NoSuchKey
+			// for a caller with ListBucket) rather than forbidden.
+			p.Access = max(p.Access, List)
 		}
 	}
 	if p.Access >= need {

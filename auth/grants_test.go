@@ -46,10 +46,10 @@ func TestDecideWithGrants(t *testing.T) {
 	}
 	a.SetGrants(fakeGrants{
 		buckets: map[string]auth.BucketGrants{
-			"pub":        {Owner: "root", Anyone: auth.Read},
+			"pub":        {Owner: "root", Anyone: auth.List},
 			"drop":       {Owner: "root", Anyone: auth.Write},
-			"members":    {Owner: "root", Authenticated: auth.Read},
-			"restricted": {Owner: "root", Anyone: auth.Read, Restricted: true},
+			"members":    {Owner: "root", Authenticated: auth.List},
+			"restricted": {Owner: "root", Anyone: auth.List, Restricted: true},
 			"mine":       {Owner: "alice"},
 		},
 		public: map[string]bool{"priv/open.txt": true, "restricted/open.txt": true},
@@ -61,19 +61,27 @@ func TestDecideWithGrants(t *testing.T) {
 		need                  auth.Access
 		ok, objectGrant       bool
 	}{
-		{"", "priv", "", auth.Read, false, false},
-		{"", "pub", "", auth.Read, true, false},
-		{"", "pub", "x", auth.Read, true, false},
+		{"", "priv", "", auth.List, false, false},
+		{"", "pub", "", auth.List, true, false},
+		// A bucket's ACL lists it; its objects are read by their own.
+		{"", "pub", "", auth.Read, false, false},
+		{"", "pub", "x", auth.Read, false, false},
 		{"", "pub", "", auth.Write, false, false},
+		{"", "drop", "", auth.List, true, false},
 		{"", "drop", "", auth.Write, true, false},
+		{"", "drop", "x", auth.Read, false, false}, // public-read-write reads no object either
 		{"", "drop", "", auth.Admin, false, false},
-		{"reader", "pub", "", auth.Read, true, false}, // anyone includes tokens
+		{"reader", "pub", "", auth.List, true, false}, // anyone includes tokens
 		{"reader", "drop", "", auth.Write, true, false},
-		{"", "members", "", auth.Read, false, false},
-		{"reader", "members", "", auth.Read, true, false},
+		{"", "members", "", auth.List, false, false},
+		{"reader", "members", "", auth.List, true, false},
+		{"reader", "members", "x", auth.Read, false, false},
 		{"reader", "members", "", auth.Write, false, false},
+		{"reader", "media", "", auth.List, true, false}, // Read includes List
 		{"", "anon", "", auth.Read, true, false},
-		{"", "restricted", "", auth.Read, false, false}, // anonymous_read withdrawn too
+		{"", "anon", "", auth.List, true, false},
+		{"", "restricted", "", auth.List, false, false}, // anonymous_read withdrawn too
+		{"", "restricted", "", auth.Read, false, false},
 		{"", "restricted", "open.txt", auth.Read, false, false},
 		{"reader", "restricted", "", auth.Read, false, false},
 		{"root", "restricted", "", auth.Admin, true, false},

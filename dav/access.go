@@ -12,6 +12,9 @@ import (
 func need(method string, l loc) auth.Access {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, "PROPFIND":
+		if l.name == "" || l.slash {
+			return auth.List // a collection: what is in it, not its files' bytes
+		}
 		return auth.Read
 	case "MKCOL", http.MethodDelete:
 		if l.name == "" {
@@ -54,11 +57,11 @@ func (s *Server) authorize(r *http.Request, q *request, l loc, dst *loc) error {
 		if r.Header.Get("Authorization") == "" {
 			return auth.ErrUnauthenticated
 		}
-		if err := check("", auth.Read); err != nil {
+		if err := check("", auth.List); err != nil {
 			return err
 		}
 		q.canRead = func(bucket string) bool {
-			_, err := a.AuthorizeBasic(r, bucket, auth.Read)
+			_, err := a.AuthorizeBasic(r, bucket, auth.List)
 			return err == nil
 		}
 		return nil

@@ -36,10 +36,15 @@ func routeAccess(method, route string) (need auth.Access, checked bool) {
 		// mint no more than it allows.
 		return auth.None, false
 	case "/buckets":
-		return auth.Read, true // the handler lists only the readable ones
+		return auth.List, true // the handler lists only the listable ones
 	case "/buckets/:bucket":
 		return auth.Admin, true
-	case "/b/:bucket", "/b/:bucket/*", "/id/:bucket/*":
+	case "/b/:bucket":
+		if read {
+			return auth.List, true // the bucket's files, listed
+		}
+		return auth.Write, true
+	case "/b/:bucket/*", "/id/:bucket/*":
 		if read {
 			return auth.Read, true
 		}

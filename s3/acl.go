@@ -270,7 +270,7 @@ func (s *Server) getPolicyStatus(req *request) error {
 	}
 	public := true
 	if s.auth.Enabled() {
-		_, err := s.auth.Decide(ctx, "", req.bucket, "", auth.Read)
+		_, err := s.auth.Decide(ctx, "", req.bucket, "", auth.List)
 		if err != nil && !errors.Is(err, auth.ErrUnauthenticated) && !errors.Is(err, auth.ErrForbidden) {
 			return err
 		}

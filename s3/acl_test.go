@@ -97,6 +97,9 @@ func (e *aclEnv) api(token, method, path, body string) reply {
 	if token != "" {
 		r.Header.Set("Authorization", "Bearer "+aclTokens[token])
 	}
+	if method == "PROPFIND" {
+		r.Header.Set("Depth", "1")
+	}
 	return e.do(r)
 }
 
@@ -137,8 +140,9 @@ func (e *aclEnv) run(step string, checks ...aclCheck) {
 	}
 }
 
-// Canned ACLs are real on every door: a public-read bucket is listed and
-// read by anyone (S3 and the HTTP API), public-read-write written too,
+// Canned ACLs are real on every door, as S3 means them: a public-read
+// bucket is listed by anyone (S3, the HTTP API, WebDAV) but its files are
+// read only by their own ACL, public-read-write is written by anyone too,
 // private withdraws both at once; a public-read object is read by anyone,
 // and its newer private revision is not. Only a token with admin access to
 // the bucket may make something public, and Get*Acl answer the grants.
@@ -173,17 +177,22 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	e.run("public-read bucket",
 		// CreateBucket of one's own bucket sets the ACL it names.
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics", header: []string{"x-amz-acl", "public-read"}, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
-		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "private"}, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
-		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
-		aclCheck{door: "s3", method: "HEAD", path: "/pics/a.txt", want: 200},
 		aclCheck{door: "s3", method: "GET", path: "/pics?list-type=2", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "private"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics?list-type=2", want: 403},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics?list-type=2", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 200},
+		aclCheck{door: "s3", method: "HEAD", path: "/pics", want: 200},
+		// Listed, not published: a file is read by its own ACL only, and
+		// one that is not there is NoSuchKey to whoever may list.
+		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", method: "HEAD", path: "/pics/a.txt", want: 403},
 		aclCheck{door: "s3", method: "GET", path: "/pics/missing", want: 404},
-		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
-		aclCheck{door: "api", method: "GET", path: "/b/pics/", want: 200},
-		aclCheck{door: "api", method: "GET", path: "/dav/pics/a.txt", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "api", method: "PROPFIND", path: "/dav/pics/", want: 207},
+		aclCheck{door: "api", method: "GET", path: "/dav/pics/a.txt", want: 401},
 		aclCheck{door: "api", method: "PUT", path: "/dav/pics/anon.txt", body: "x", want: 401},
 		aclCheck{door: "s3", method: "PUT", path: "/pics/anon.txt", body: "x", want: 403},
 		aclCheck{door: "api", method: "PUT", path: "/b/pics/anon.txt", body: "x", want: 401},
@@ -203,7 +212,11 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 		aclCheck{door: "api", method: "PUT", path: "/b/pics/anon2.txt", body: "x", want: 201},
 		// A public object ACL that grants no more than the bucket does.
 		aclCheck{door: "s3", method: "PUT", path: "/pics/anon3.txt", body: "x", header: []string{"x-amz-acl", "public-read"}, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/anon.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics?list-type=2", want: 200},
+		// Written by anyone, read by none but the tokens: S3's WRITE on a
+		// bucket reads no object.
+		aclCheck{door: "s3", method: "GET", path: "/pics/anon.txt", want: 403},
+		aclCheck{door: "s3", token: "admin", method: "GET", path: "/pics/anon.txt", want: 200},
 	)
 
 	e.run("private again withdraws at once",
@@ -257,10 +270,11 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 
 	e.run("the HTTP API's bucket setting",
 		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "public-read"}`, want: 200},
-		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
-		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "private"}`, want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 200},
 		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "private"}`, want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 401},
 		aclCheck{door: "api", token: "admin", method: "PUT", path: "/buckets/pics", body: `{"acl": "world"}`, want: 400},
 	)
 
@@ -275,9 +289,9 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	bobRead := `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>bob</ID></Grantee><Permission>READ</Permission></Grant>`
 	e.run("ACL documents",
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner, allRead), want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 200},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner), want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(owner, bobRead), want: 501},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", body: doc(allRead), want: 501},
 		aclCheck{door: "s3", token: "writer", method: "PUT", path: "/pics/a.txt?acl", body: doc(owner, allRead), want: 403},
@@ -292,10 +306,10 @@ func TestCannedACLsOnEveryDoor(t *testing.T) {
 	e.run("IgnorePublicAcls",
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?publicAccessBlock", body: block, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
-		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 401},
 		aclCheck{door: "s3", token: "admin", method: "DELETE", path: "/pics?publicAccessBlock", want: 204},
-		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 200},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 200},
 	)
 }
 
@@ -305,11 +319,14 @@ func TestPublicACLsOff(t *testing.T) {
 	e := newACLEnv(t, true)
 	e.run("setup",
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics", header: []string{"x-amz-acl", "public-read"}, want: 200},
-		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt", body: "hello", want: 200},
+		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics/a.txt", body: "hello", header: []string{"x-amz-acl", "public-read"}, want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 200},
 		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 200},
 	)
 	off := newACLEnvOn(t, e.mdb, false)
 	off.run("off",
+		aclCheck{door: "s3", method: "GET", path: "/pics", want: 403},
+		aclCheck{door: "api", method: "GET", path: "/b/pics", want: 401},
 		aclCheck{door: "s3", method: "GET", path: "/pics/a.txt", want: 403},
 		aclCheck{door: "api", method: "GET", path: "/b/pics/a.txt", want: 401},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/pics?acl", header: []string{"x-amz-acl", "public-read"}, want: 403},
@@ -361,6 +378,10 @@ func TestOwnedBuckets(t *testing.T) {
 	}
 	e.run("authenticated-read",
 		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices?acl", header: []string{"x-amz-acl", "authenticated-read"}, want: 200},
+		aclCheck{door: "s3", token: "bob", method: "GET", path: "/alices", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/alices", want: 403},
+		aclCheck{door: "s3", token: "bob", method: "GET", path: "/alices/k", want: 403},
+		aclCheck{door: "s3", token: "alice", method: "PUT", path: "/alices/k?acl", header: []string{"x-amz-acl", "authenticated-read"}, want: 200},
 		aclCheck{door: "s3", token: "bob", method: "GET", path: "/alices/k", want: 200},
 		aclCheck{door: "s3", method: "GET", path: "/alices/k", want: 403},
 		aclCheck{door: "s3", token: "bob", method: "PUT", path: "/alices/k", body: "b", want: 403},
@@ -392,7 +413,7 @@ func TestOwnershipControls(t *testing.T) {
 		aclCheck{door: "s3", token: "admin", method: "DELETE", path: "/own?ownershipControls", want: 204},
 		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own?ownershipControls", want: 404},
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own?acl", header: []string{"x-amz-acl", "public-read"}, want: 200},
-		aclCheck{door: "s3", method: "GET", path: "/own/k", want: 200},
+		aclCheck{door: "s3", method: "GET", path: "/own", want: 200},
 		// On CreateBucket.
 		aclCheck{door: "s3", token: "admin", method: "PUT", path: "/own2", header: []string{"x-amz-object-ownership", "BucketOwnerEnforced"}, want: 200},
 		aclCheck{door: "s3", token: "admin", method: "GET", path: "/own2?ownershipControls", want: 200},

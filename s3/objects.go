@@ -669,7 +669,7 @@ func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	if err != nil {
 		return copySrc{}, err
 	}
-	if err := s.allow(req, bucket, auth.Read); err != nil {
+	if _, err := s.decide(req, bucket, key, auth.Read); err != nil {
 		return copySrc{}, err
 	}
 	b, err := s.checkBucket(ctx, bucket)

@@ -85,7 +85,7 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 		}
 		return op("CreateBucket", auth.Admin, s.createBucket)
 	case http.MethodHead:
-		return op("HeadBucket", auth.Read, s.headBucket)
+		return op("HeadBucket", auth.List, s.headBucket)
 	case http.MethodDelete:
 		if q.Has("lifecycle") {
 			return op("DeleteBucketLifecycle", auth.Admin, s.deleteLifecycle)
@@ -104,15 +104,15 @@ func (s *Server) routeBucket(req *request, q url.Values) error {
 		case q.Has("versioning"):
 			return op("GetBucketVersioning", auth.Read, s.getVersioning)
 		case q.Has("versions"):
-			return op("ListObjectVersions", auth.Read, s.listVersions)
+			return op("ListObjectVersions", auth.List, s.listVersions)
 		case q.Has("uploads"):
 			// Uploads in progress and their ids are the writers' business:
 			// anonymous readers of a public bucket do not see them.
 			return op("ListMultipartUploads", auth.Write, s.listMultipartUploads)
 		case q.Get("list-type") == "2":
-			return op("ListObjectsV2", auth.Read, s.listObjectsV2)
+			return op("ListObjectsV2", auth.List, s.listObjectsV2)
 		default:
-			return op("ListObjects", auth.Read, s.listObjectsV1)
+			return op("ListObjects", auth.List, s.listObjectsV1)
 		}
 	}
 	return ErrMethodNotAllowed

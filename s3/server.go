@@ -365,11 +365,29 @@ func (s *Server) decide(req *request, bucket, object string, need auth.Access) (
 	case err == nil:
 		return p, nil
 	case req.sig == nil && (errors.Is(err, auth.ErrUnauthenticated) || errors.Is(err, auth.ErrForbidden)):
+		if object != "" && p.Access >= auth.List && s.missing(req, bucket, object) {
+			return p, ErrNoSuchKey
+		}
 		return p, s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: sign the request (access key id = token name, secret = token secret)"))
 	case errors.Is(err, auth.ErrUnauthenticated) || errors.Is(err, auth.ErrForbidden):
+		if object != "" && p.Access >= auth.List && s.missing(req, bucket, object) {
+			return p, ErrNoSuchKey
+		}
 		return p, s.denied(req, bucket, errorf(ErrAccessDenied, "Access Denied: %s has %s access to bucket %q, this needs %s", token, p.Access, bucket, need))
 	}
 	return p, err
+}
+
+// missing reports whether bucket has no object key: what a caller who may
+// list the bucket but not read the object is told, as S3 tells a caller
+// with ListBucket (the listing would say so anyway).
+func (s *Server) missing(req *request, bucket, key string) bool {
+	b, err := s.checkBucket(req.r.Context(), bucket)
+	if err != nil {
+		return false
+	}
+	_, err = b.FindByName(req.r.Context(), key, -1)
+	return errors.Is(err, buckets.ErrFileNotFound)
 }
 
 // denied is err, or NoSuchBucket when bucket does not exist: as on AWS, a
@@ -394,9 +412,9 @@ func (s *Server) denied(req *request, bucket string, err error) error {
 	return err
 }
 
-// canRead reports whether the request may read bucket; for ListBuckets.
+// canRead reports whether the request may list bucket; for ListBuckets.
 func (s *Server) canRead(req *request, bucket string) bool {
-	return s.allow(req, bucket, auth.Read) == nil
+	return s.allow(req, bucket, auth.List) == nil
 }
 
 func (s *Server) writeError(req *request, err error) {

@@ -35,10 +35,10 @@ func (s store) BucketGrants(ctx context.Context, bucket string) (auth.BucketGran
 	case p.AnyoneWrite:
 		g.Anyone = auth.Write
 	case p.AnyoneRead:
-		g.Anyone = auth.Read
+		g.Anyone = auth.List
 	}
 	if p.AuthenticatedRead {
-		g.Authenticated = auth.Read
+		g.Authenticated = auth.List
 	}
 	return g, nil
 }
