@@ -187,11 +187,7 @@ func (s *Server) putBucketACL(req *request) error {
 
 func (s *Server) putObjectACL(req *request) error {
 	ctx := req.r.Context()
-	b, err := s.checkBucket(ctx, req.bucket)
-	if err != nil {
-		return err
-	}
-	f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+	b, f, err := s.requestedObject(req)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,21 @@ func findObject(ctx context.Context, b *buckets.Bucket, key, version string) (*b
 	return f, nil
 }
 
+// requestedObject is the bucket of req and the object it names: the key's
+// newest revision, or the one its versionId query names (findObject).
+func (s *Server) requestedObject(req *request) (*buckets.Bucket, *buckets.File, error) {
+	ctx := req.r.Context()
+	b, err := s.checkBucket(ctx, req.bucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, f, nil
+}
+
 // userMetadata collects the x-amz-meta-* headers into the files document's
 // metadata: lower-case field names (header names are case-insensitive),
 // string values, RFC 2047 encoded words decoded; and the content headers

@@ -104,12 +104,7 @@ func multipartTags(ctx context.Context, b *buckets.Bucket, id string) ([]buckets
 }
 
 func (s *Server) getObjectTagging(req *request) error {
-	ctx := req.r.Context()
-	b, err := s.checkBucket(ctx, req.bucket)
-	if err != nil {
-		return err
-	}
-	f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+	_, f, err := s.requestedObject(req)
 	if err != nil {
 		return err
 	}
@@ -141,11 +136,7 @@ func (s *Server) putObjectTagging(req *request) error {
 
 func (s *Server) deleteObjectTagging(req *request) error {
 	ctx := req.r.Context()
-	b, err := s.checkBucket(ctx, req.bucket)
-	if err != nil {
-		return err
-	}
-	f, err := findObject(ctx, b, req.key, req.r.URL.Query().Get("versionId"))
+	b, f, err := s.requestedObject(req)
 	if err != nil {
 		return err
 	}
