@@ -90,10 +90,22 @@ type sqliteConn interface {
 	driver.Validator
 }
 
+// cachedQuery reports whether a QueryContext of query keeps its prepared statement: the backend's
+// queries, each run once per find, count, guard (pushdown.go) or getMore's query with the same text
+// (gridfsd patch, PATCHES.md item 32).
+func cachedQuery(query string) bool {
+	return strings.HasPrefix(query, "SELECT ")
+}
+
 // cachedStmt is a statement of stmtConn's cache.
 type cachedStmt struct {
 	query string
 	stmt  driver.Stmt
+
+	// busy: the rows of a query of the statement are open; the statement is not run again until
+	// they are closed. evicted: it left the cache meanwhile, and is finalized when they are.
+	// finalized: the connection closed with them open (database/sql closes rows first).
+	busy, evicted, finalized bool
 }
 
 // stmtConn is a connection of the SQLite driver whose ExecContext keeps the statements of
@@ -114,7 +126,8 @@ type stmtConn struct {
 	stmts map[string]*list.Element // of order, values *cachedStmt
 	order *list.List               // most recently used first
 
-	prepared int // statements of cachedWrite prepared (for tests)
+	prepared        int // statements of cachedWrite prepared (for tests)
+	preparedQueries int // statements of cachedQuery prepared (for tests)
 }
 
 // ExecContext implements driver.ExecerContext.
@@ -123,24 +136,9 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 		return c.sqliteConn.ExecContext(ctx, query, args)
 	}
 
-	var cs *cachedStmt
-
-	if e, ok := c.stmts[query]; ok {
-		c.order.MoveToFront(e)
-		cs = e.Value.(*cachedStmt)
-	} else {
-		s, err := c.sqliteConn.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-
-		c.prepared++
-		cs = &cachedStmt{query: query, stmt: s}
-		c.stmts[query] = c.order.PushFront(cs)
-
-		if c.order.Len() > stmtCacheSize {
-			c.drop(c.order.Back())
-		}
+	cs, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
 	}
 
 	res, err := cs.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
@@ -154,17 +152,135 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 	return res, nil
 }
 
-// drop finalizes the statement of e and removes it from the cache.
+// stmt returns the kept statement of query, prepared now if it is not kept.
+func (c *stmtConn) stmt(ctx context.Context, query string) (*cachedStmt, error) {
+	if e, ok := c.stmts[query]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*cachedStmt), nil
+	}
+
+	s, err := c.sqliteConn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+
+	if cachedQuery(query) {
+		c.preparedQueries++
+	} else {
+		c.prepared++
+	}
+
+	cs := &cachedStmt{query: query, stmt: s}
+	c.stmts[query] = c.order.PushFront(cs)
+
+	if c.order.Len() > stmtCacheSize {
+		c.drop(c.order.Back())
+	}
+
+	return cs, nil
+}
+
+// QueryContext implements driver.QueryerContext.
+//
+// A query of cachedQuery runs its kept statement, whose rows reset it when they are closed instead
+// of finalizing it (the driver's path for prepared statements). Two rows of one text may be open
+// at once on a connection (in a transaction): the second runs a statement of its own, prepared
+// and finalized as before.
+func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if !cachedQuery(query) {
+		return c.sqliteConn.QueryContext(ctx, query, args)
+	}
+
+	if e, ok := c.stmts[query]; ok && e.Value.(*cachedStmt).busy {
+		return c.sqliteConn.QueryContext(ctx, query, args)
+	}
+
+	cs, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+
+	rows, err := cs.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if err != nil {
+		c.drop(c.stmts[query])
+		return nil, err
+	}
+
+	sr, ok := rows.(sqliteRows)
+	if !ok {
+		_ = rows.Close()
+		c.drop(c.stmts[query])
+
+		return nil, errors.New("pool: the SQLite driver's rows lack a method of database/sql's interfaces")
+	}
+
+	cs.busy = true
+
+	return &keptRows{sqliteRows: sr, cs: cs}, nil
+}
+
+// sqliteRows is what database/sql uses of the SQLite driver's rows.
+type sqliteRows interface {
+	driver.Rows
+	driver.RowsColumnTypeDatabaseTypeName
+	driver.RowsColumnTypeLength
+	driver.RowsColumnTypeNullable
+	driver.RowsColumnTypePrecisionScale
+	driver.RowsColumnTypeScanType
+}
+
+// keptRows are the rows of a kept statement.
+type keptRows struct {
+	sqliteRows
+	cs     *cachedStmt
+	closed bool
+}
+
+// Close implements driver.Rows: the driver resets the statement, which may then run again (or is
+// finalized, if it left the cache meanwhile).
+func (r *keptRows) Close() error {
+	if r.closed {
+		return nil
+	}
+
+	r.closed = true
+
+	if r.cs.finalized {
+		return nil
+	}
+
+	err := r.sqliteRows.Close()
+	r.cs.busy = false
+
+	if r.cs.evicted {
+		r.cs.finalized = true
+		_ = r.cs.stmt.Close()
+	}
+
+	return err
+}
+
+// drop removes the statement of e from the cache and finalizes it, or, while its rows are open,
+// leaves that to them.
 func (c *stmtConn) drop(e *list.Element) {
 	cs := e.Value.(*cachedStmt)
 	c.order.Remove(e)
 	delete(c.stmts, cs.query)
+
+	if cs.busy {
+		cs.evicted = true
+		return
+	}
+
+	cs.finalized = true
 	_ = cs.stmt.Close()
 }
 
 // Close implements driver.Conn: the cached statements are finalized before the connection closes.
 func (c *stmtConn) Close() error {
 	for c.order.Len() > 0 {
+		cs := c.order.Front().Value.(*cachedStmt)
+		cs.busy = false // rows left open die with the connection
 		c.drop(c.order.Front())
 	}
 

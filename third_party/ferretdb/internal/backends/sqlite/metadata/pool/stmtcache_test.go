@@ -67,6 +67,17 @@ func mustExec(t testing.TB, c interface {
 	}
 }
 
+// keptWrites is the number of write statements sc keeps.
+func keptWrites(sc *stmtConn) int {
+	n := 0
+	for e := sc.order.Front(); e != nil; e = e.Next() {
+		if cachedWrite(e.Value.(*cachedStmt).query) {
+			n++
+		}
+	}
+	return n
+}
+
 // An insert run again and again on a connection is prepared once, in transactions or not, and the
 // rows are all there; statements other than writes are not kept.
 func TestWritesStayPrepared(t *testing.T) {
@@ -89,8 +100,8 @@ func TestWritesStayPrepared(t *testing.T) {
 			mustExec(t, c, `UPDATE "t" SET b = ? WHERE j->>'$.id' = ?`, []byte("u"), 2*i)
 			mustExec(t, c, `PRAGMA user_version = 1`)
 		}
-		if sc.prepared != 2 || sc.order.Len() != 2 {
-			t.Errorf("prepared %d statements, %d kept; want the insert and the update, once each", sc.prepared, sc.order.Len())
+		if sc.prepared != 2 || keptWrites(sc) != 2 {
+			t.Errorf("prepared %d statements, %d kept; want the insert and the update, once each", sc.prepared, keptWrites(sc))
 		}
 
 		var n, u, empty int
@@ -126,8 +137,8 @@ func TestPreparedWritesFollowTheSchema(t *testing.T) {
 		if !errors.As(err, &se) || se.Code() != sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
 			t.Fatalf("duplicate insert after the index: %v, want a unique constraint failure", err)
 		}
-		if sa.order.Len() != 0 {
-			t.Errorf("%d statements kept after a failure, want 0", sa.order.Len())
+		if keptWrites(sa) != 0 {
+			t.Errorf("%d statements kept after a failure, want 0", keptWrites(sa))
 		}
 		mustExec(t, a, insert, `{"id":2}`, []byte("c"))
 
@@ -275,3 +286,157 @@ func BenchmarkInsertChunks(b *testing.B) {
 }
 
 var benchChunk = 255 << 10
+
+// queryAll returns the j column of q's rows.
+func queryAll(t testing.TB, c interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args ...any) []string {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var js []string
+	for rows.Next() {
+		var j string
+		if err := rows.Scan(&j); err != nil {
+			t.Fatal(err)
+		}
+		js = append(js, j)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// A query run again and again on a connection (a find's, a pushdown guard's) is prepared once, with
+// its rows right each time, empty or not, in transactions or not (PATCHES.md item 32).
+func TestQueriesStayPrepared(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	mustExec(t, db, `CREATE TABLE t (j TEXT, b BLOB)`)
+	for i := range 10 {
+		mustExec(t, db, `INSERT INTO t (j, b) VALUES (?, ?)`, fmt.Sprintf(`{"id":%d}`, i), []byte{byte(i)})
+	}
+	const q = `SELECT j FROM "t" WHERE j->>'$.id' >= ? AND j->>'$.id' < ? ORDER BY j->>'$.id'`
+
+	onConn(t, db, func(c *sql.Conn, sc *stmtConn) {
+		before := sc.preparedQueries
+		for i := range 50 {
+			lo := i % 12
+			var got []string
+			if i%2 == 0 {
+				got = queryAll(t, c, q, lo, lo+3)
+			} else {
+				tx, err := c.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = queryAll(t, tx, q, lo, lo+3)
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var want []string
+			for k := lo; k < min(lo+3, 10); k++ {
+				want = append(want, fmt.Sprintf(`{"id":%d}`, k))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("round %d: %v, want %v", i, got, want)
+			}
+		}
+		if n := sc.preparedQueries - before; n != 1 {
+			t.Errorf("the query was prepared %d times, want once", n)
+		}
+		mustExec(t, c, `PRAGMA user_version = 1`)
+		if _, ok := sc.stmts[`PRAGMA user_version = 1`]; ok {
+			t.Error("a pragma is kept")
+		}
+	})
+}
+
+// Two rows of one query open at once on a connection (in a transaction) read their own rows; a
+// kept query whose rows are open when the cache lets it go reads on, and is finalized when they
+// are closed; a query that fails is prepared again; a table dropped and created again with other
+// columns is read as it is now.
+func TestPreparedQueriesOpenTogether(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	mustExec(t, db, `CREATE TABLE t (j TEXT, b BLOB)`)
+	for i := range 10 {
+		mustExec(t, db, `INSERT INTO t (j, b) VALUES (?, ?)`, fmt.Sprintf(`{"id":%d}`, i), []byte{byte(i)})
+	}
+	const q = `SELECT j FROM "t" WHERE j->>'$.id' >= ? ORDER BY j->>'$.id'`
+
+	onConn(t, db, func(c *sql.Conn, sc *stmtConn) {
+		tx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := tx.QueryContext(ctx, q, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Next() {
+			t.Fatal(a.Err())
+		}
+		// the same text while a's rows are open: a statement of its own
+		if got := queryAll(t, tx, q, 7); fmt.Sprint(got) != `[{"id":7} {"id":8} {"id":9}]` {
+			t.Errorf("second query: %v", got)
+		}
+		// enough other queries to push q out of the cache
+		for i := range stmtCacheSize + 1 {
+			queryAll(t, tx, fmt.Sprintf(`SELECT j FROM "t" WHERE j->>'$.id' = %d`, i))
+		}
+		if _, ok := sc.stmts[q]; ok {
+			t.Fatal("q still kept")
+		}
+		got := []string{}
+		for {
+			var j string
+			if err := a.Scan(&j); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, j)
+			if !a.Next() {
+				break
+			}
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 8 || got[0] != `{"id":2}` || got[7] != `{"id":9}` {
+			t.Errorf("first query read %v after the cache let it go", got)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+
+		// a failed query (a cancelled context) leaves nothing kept that does not work
+		if got := queryAll(t, c, q, 8); len(got) != 2 {
+			t.Fatalf("%v", got)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := c.QueryContext(cctx, q, 1); err == nil {
+			t.Error("query with a cancelled context succeeded")
+		}
+		if got := queryAll(t, c, q, 8); len(got) != 2 {
+			t.Fatalf("after a failure: %v", got)
+		}
+
+		onConn(t, db, func(b *sql.Conn, _ *stmtConn) {
+			mustExec(t, b, `DROP TABLE t`)
+			mustExec(t, b, `CREATE TABLE t (k INTEGER, j TEXT, b BLOB)`)
+			mustExec(t, b, `INSERT INTO t (k, j, b) VALUES (1, '{"id":9}', x'00')`)
+		})
+		if got := queryAll(t, c, q, 8); fmt.Sprint(got) != `[{"id":9}]` {
+			t.Errorf("after the table was created again: %v", got)
+		}
+	})
+	if err := db.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
