@@ -124,6 +124,10 @@ const (
 	// decodeCheck is decodeDeep for validation only (gridfsd, PATCHES.md item 1): binary values
 	// are not copied but use raw's subslices, so the result must not outlive raw.
 	decodeCheck
+
+	// decodeShared is decodeShallow whose binary values use raw's subslices instead of copies
+	// (gridfsd, PATCHES.md item 4): the result shares raw's memory.
+	decodeShared
 )
 
 var (

@@ -69,6 +69,21 @@ func (raw RawArray) DecodeDeep() (*Array, error) {
 	return res, nil
 }
 
+// DecodeShared is [RawArray.Decode] whose binary values are raw's subslices, not copies
+// (gridfsd, PATCHES.md item 4); see [RawDocument.DecodeShared].
+//
+// Receiver must not be nil.
+func (raw RawArray) DecodeShared() (*Array, error) {
+	must.BeTrue(raw != nil)
+
+	res, err := raw.decode(decodeShared)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return res, nil
+}
+
 // decode decodes a single BSON array that takes the whole byte slice.
 func (raw RawArray) decode(mode decodeMode) (*Array, error) {
 	doc, err := RawDocument(raw).decode(mode)

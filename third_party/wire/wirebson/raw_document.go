@@ -86,6 +86,23 @@ func (raw RawDocument) DecodeCheck() (*Document, error) {
 	return res, nil
 }
 
+// DecodeShared is [RawDocument.Decode] whose binary values are raw's subslices, not copies
+// (gridfsd, PATCHES.md item 4), as its nested documents and arrays are: the result shares raw's
+// memory, which must not change while the result or anything made of it is in use. It is for
+// a message received, whose buffer nothing writes to once it is read.
+//
+// Receiver must not be nil.
+func (raw RawDocument) DecodeShared() (*Document, error) {
+	must.BeTrue(raw != nil)
+
+	res, err := raw.decode(decodeShared)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return res, nil
+}
+
 // decode decodes a single BSON document that takes the whole byte slice.
 func (raw RawDocument) decode(mode decodeMode) (*Document, error) {
 	l, err := FindRaw(raw)
@@ -145,7 +162,7 @@ func (raw RawDocument) decode(mode decodeMode) (*Document, error) {
 			offset += l
 
 			switch mode {
-			case decodeShallow:
+			case decodeShallow, decodeShared:
 				v = rawDoc
 			case decodeDeep, decodeCheck:
 				v, err = rawDoc.decode(mode)
@@ -160,14 +177,14 @@ func (raw RawDocument) decode(mode decodeMode) (*Document, error) {
 			offset += l
 
 			switch mode {
-			case decodeShallow:
+			case decodeShallow, decodeShared:
 				v = rawArr
 			case decodeDeep, decodeCheck:
 				v, err = rawArr.decode(mode)
 			}
 
 		case tagBinary:
-			if mode != decodeCheck {
+			if mode != decodeCheck && mode != decodeShared {
 				v, l, err = decodeScalarField(raw[offset:], t)
 				offset += l
 

@@ -11,11 +11,12 @@ func _() {
 	_ = x[decodeShallow-1]
 	_ = x[decodeDeep-2]
 	_ = x[decodeCheck-3]
+	_ = x[decodeShared-4]
 }
 
-const _decodeMode_name = "decodeShallowdecodeDeepdecodeCheck"
+const _decodeMode_name = "decodeShallowdecodeDeepdecodeCheckdecodeShared"
 
-var _decodeMode_index = [...]uint8{0, 13, 23, 34}
+var _decodeMode_index = [...]uint8{0, 13, 23, 34, 46}
 
 func (i decodeMode) String() string {
 	i -= 1

@@ -146,10 +146,13 @@ func FromDocument(doc *types.Document) (*wirebson.Document, error) {
 // convertToTypes converts wirebson package value to types package value.
 //
 // Invalid types cause panics.
-func convertToTypes(v any) (any, error) {
+//
+// gridfsd (PATCHES.md item 40): with shared, raw documents and arrays are decoded with their
+// binary data shared (see [ToDocumentShared]).
+func convertToTypes(v any, shared bool) (any, error) {
 	switch v := v.(type) {
 	case *wirebson.Document:
-		doc, err := ToDocument(v)
+		doc, err := toDocument(v, shared)
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -157,7 +160,7 @@ func convertToTypes(v any) (any, error) {
 		return doc, nil
 
 	case wirebson.RawDocument:
-		doc, err := ToDocument(v)
+		doc, err := toDocument(v, shared)
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -165,7 +168,7 @@ func convertToTypes(v any) (any, error) {
 		return doc, nil
 
 	case *wirebson.Array:
-		arr, err := ToArray(v)
+		arr, err := toArray(v, shared)
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -173,7 +176,7 @@ func convertToTypes(v any) (any, error) {
 		return arr, nil
 
 	case wirebson.RawArray:
-		arr, err := ToArray(v)
+		arr, err := toArray(v, shared)
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -222,7 +225,19 @@ func convertToTypes(v any) (any, error) {
 
 // ToArray converts wirebson array to [*types.Array].
 func ToArray(a wirebson.AnyArray) (*types.Array, error) {
-	arr, err := a.Decode()
+	return toArray(a, false)
+}
+
+func toArray(a wirebson.AnyArray, shared bool) (*types.Array, error) {
+	var arr *wirebson.Array
+	var err error
+
+	if raw, ok := a.(wirebson.RawArray); ok && shared {
+		arr, err = raw.DecodeShared()
+	} else {
+		arr, err = a.Decode()
+	}
+
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -232,7 +247,7 @@ func ToArray(a wirebson.AnyArray) (*types.Array, error) {
 	for i := range arr.Len() {
 		var v any
 
-		if v, err = convertToTypes(arr.Get(i)); err != nil {
+		if v, err = convertToTypes(arr.Get(i), shared); err != nil {
 			return nil, lazyerrors.Error(err)
 		}
 
@@ -249,7 +264,26 @@ func ToArray(a wirebson.AnyArray) (*types.Array, error) {
 
 // ToDocument converts wirebson document to [*types.Document].
 func ToDocument(d wirebson.AnyDocument) (*types.Document, error) {
-	doc, err := d.Decode()
+	return toDocument(d, false)
+}
+
+// ToDocumentShared is [ToDocument] for a document received: the binary data of the result and of
+// its nested documents and arrays are raw's subslices, not copies (gridfsd, PATCHES.md item 40).
+// raw must not change while the result is in use; a message's buffer never does once read.
+func ToDocumentShared(raw wirebson.RawDocument) (*types.Document, error) {
+	return toDocument(raw, true)
+}
+
+func toDocument(d wirebson.AnyDocument, shared bool) (*types.Document, error) {
+	var doc *wirebson.Document
+	var err error
+
+	if raw, ok := d.(wirebson.RawDocument); ok && shared {
+		doc, err = raw.DecodeShared()
+	} else {
+		doc, err = d.Decode()
+	}
+
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -260,7 +294,7 @@ func ToDocument(d wirebson.AnyDocument) (*types.Document, error) {
 	for i := range fields {
 		f, v := doc.GetByIndex(i)
 
-		if v, err = convertToTypes(v); err != nil {
+		if v, err = convertToTypes(v, shared); err != nil {
 			return nil, lazyerrors.Error(err)
 		}
 

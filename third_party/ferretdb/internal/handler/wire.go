@@ -31,8 +31,13 @@ func init() {
 // opMsgDocument gets a raw document from section 0 and converts to [*types.Document].
 // Then it iterates raw documents from sections 1 if any, appends them
 // to the response using the section identifier as the key.
+//
+// gridfsd (PATCHES.md item 40): binary data is shared with the message's buffer, not copied. A
+// message received is read into a buffer of its own (wire.ReadMessage) that nothing writes to
+// afterwards, and nothing in FerretDB writes into a Binary's bytes; an insert of GridFS chunks
+// otherwise copied every chunk once more, the half of what the store allocated per byte inserted.
 func opMsgDocument(msg *wire.OpMsg) (*types.Document, error) {
-	res, err := bson.ToDocument(msg.RawSection0())
+	res, err := bson.ToDocumentShared(msg.RawSection0())
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -48,7 +53,7 @@ func opMsgDocument(msg *wire.OpMsg) (*types.Document, error) {
 		for _, d := range docs {
 			var doc *types.Document
 
-			if doc, err = bson.ToDocument(d); err != nil {
+			if doc, err = bson.ToDocumentShared(d); err != nil {
 				return nil, lazyerrors.Error(err)
 			}
 
