@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/gridfsd/gridfsd/third_party/wire/internal/util/lazyerrors"
 )
@@ -57,12 +58,71 @@ var ErrZeroRead = errors.New("zero bytes read")
 //
 // Error is (possibly wrapped) [ErrZeroRead] if zero bytes was read.
 func ReadMessage(r *bufio.Reader) (*MsgHeader, MsgBody, error) {
+	header, body, _, err := readMessage(r, false)
+	return header, body, err
+}
+
+// RecycledMessageMin is the length from which [ReadMessageRecycled] reads a message's body into a
+// recycled buffer (gridfsd, PATCHES.md item 5); a shorter one costs little to allocate.
+const RecycledMessageMin = 64 << 10
+
+// messageBuffers holds *[]byte buffers of message bodies given back by the release functions of
+// [ReadMessageRecycled].
+var messageBuffers sync.Pool
+
+// ReadMessageRecycled is [ReadMessage] reading a message of at least [RecycledMessageMin] bytes
+// into a buffer taken from a pool (gridfsd, PATCHES.md item 5). Calling release gives the buffer
+// back for another message: only once nothing uses the message, nor anything decoded from it that
+// shares its memory (binary data decoded with wirebson's DecodeShared, raw subdocuments), for the
+// buffer will be overwritten. Not calling it is always safe: the buffer is then garbage, as
+// [ReadMessage]'s is. release is nil for a shorter message and on errors.
+func ReadMessageRecycled(r *bufio.Reader) (header *MsgHeader, body MsgBody, release func(), err error) {
+	return readMessage(r, true)
+}
+
+// readMessage is ReadMessage, with a recycled buffer if recycle is set (see ReadMessageRecycled).
+func readMessage(r *bufio.Reader, recycle bool) (*MsgHeader, MsgBody, func(), error) {
 	var header MsgHeader
 	if err := header.readFrom(r); err != nil {
-		return nil, nil, lazyerrors.Error(err)
+		return nil, nil, nil, lazyerrors.Error(err)
 	}
 
-	b := make([]byte, header.MessageLength-MsgHeaderLen)
+	n := int(header.MessageLength - MsgHeaderLen)
+
+	var b []byte
+	var release func()
+
+	if recycle && n >= RecycledMessageMin {
+		p, _ := messageBuffers.Get().(*[]byte)
+		if p == nil || cap(*p) < n {
+			p = new([]byte)
+			*p = make([]byte, n)
+		}
+
+		b = (*p)[:n]
+		release = func() {
+			if poisonReleased {
+				for i := range b {
+					b[i] = 0xdb
+				}
+			}
+
+			messageBuffers.Put(p)
+		}
+	} else {
+		b = make([]byte, n)
+	}
+
+	resHeader, body, err := readBody(&header, r, b)
+	if err != nil {
+		return resHeader, nil, nil, err
+	}
+
+	return resHeader, body, release, nil
+}
+
+// readBody reads the body of the message of header into b and parses it.
+func readBody(header *MsgHeader, r *bufio.Reader, b []byte) (*MsgHeader, MsgBody, error) {
 	if n, err := io.ReadFull(r, b); err != nil {
 		return nil, nil, lazyerrors.Errorf("expected %d, read %d: %w", len(b), n, err)
 	}
@@ -74,19 +134,19 @@ func ReadMessage(r *bufio.Reader) (*MsgHeader, MsgBody, error) {
 			return nil, nil, lazyerrors.Error(err)
 		}
 
-		return &header, &reply, nil
+		return header, &reply, nil
 
 	case OpCodeMsg:
-		if err := validateChecksum(&header, b); err != nil {
-			return &header, nil, lazyerrors.Error(err)
+		if err := validateChecksum(header, b); err != nil {
+			return header, nil, lazyerrors.Error(err)
 		}
 
 		var msg OpMsg
 		if err := msg.UnmarshalBinaryNocopy(b); err != nil {
-			return &header, nil, lazyerrors.Error(err)
+			return header, nil, lazyerrors.Error(err)
 		}
 
-		return &header, &msg, nil
+		return header, &msg, nil
 
 	case OpCodeQuery:
 		var query OpQuery
@@ -94,7 +154,7 @@ func ReadMessage(r *bufio.Reader) (*MsgHeader, MsgBody, error) {
 			return nil, nil, lazyerrors.Error(err)
 		}
 
-		return &header, &query, nil
+		return header, &query, nil
 
 	case OpCodeUpdate:
 		fallthrough

@@ -252,8 +252,12 @@ func (c *conn) run(ctx context.Context) (err error) {
 		var resHeader *wire.MsgHeader
 		var resBody wire.MsgBody
 
+		// gridfsd patch (PATCHES.md item 41): a large message is read into a recycled buffer, given
+		// back below once an insert's reply is sent
+		var release func()
+
 		// TODO https://github.com/FerretDB/FerretDB/issues/2412
-		reqHeader, reqBody, err = wire.ReadMessage(bufr)
+		reqHeader, reqBody, release, err = wire.ReadMessageRecycled(bufr)
 		if err != nil {
 			return
 		}
@@ -282,8 +286,9 @@ func (c *conn) run(ctx context.Context) (err error) {
 
 		// handle request unless we are in proxy mode
 		var resCloseConn bool
+		var command string
 		if c.mode != ProxyMode {
-			resHeader, resBody, resCloseConn = c.route(ctx, reqHeader, reqBody)
+			resHeader, resBody, resCloseConn, command = c.route(ctx, reqHeader, reqBody)
 			if level := c.logResponse(ctx, "Response", resHeader, resBody, resCloseConn); level > diffLogLevel {
 				diffLogLevel = level
 			}
@@ -356,6 +361,14 @@ func (c *conn) run(ctx context.Context) (err error) {
 			return
 		}
 
+		// gridfsd patch (PATCHES.md item 41): an insert keeps nothing of its request once it is
+		// answered (its documents are encoded, and the SQLite driver copies what it binds), so
+		// its buffer serves the next large message; any other command's is left to the collector,
+		// as upstream's every buffer was, since a cursor or a value it keeps may share it.
+		if release != nil && c.mode == NormalMode && reqHeader.OpCode == wire.OpCodeMsg && command == "insert" {
+			release()
+		}
+
 		if resCloseConn {
 			err = errors.New("fatal error")
 			return
@@ -371,9 +384,11 @@ func (c *conn) run(ctx context.Context) (err error) {
 // They also should not use recover(). That allows us to use fuzzing.
 //
 // Returned resBody can be nil.
-func (c *conn) route(connCtx context.Context, reqHeader *wire.MsgHeader, reqBody wire.MsgBody) (resHeader *wire.MsgHeader, resBody wire.MsgBody, closeConn bool) { //nolint:lll // argument list is too long
+//
+// gridfsd (PATCHES.md item 41): it also returns the command's name.
+func (c *conn) route(connCtx context.Context, reqHeader *wire.MsgHeader, reqBody wire.MsgBody) (resHeader *wire.MsgHeader, resBody wire.MsgBody, closeConn bool, command string) { //nolint:lll // argument list is too long
 	var span trace.Span
-	var command, result, argument string
+	var result, argument string
 	defer func() {
 		if result == "" {
 			result = "panic"
