@@ -30,8 +30,10 @@ import (
 // the bytes past the last whole chunk (less than a chunk) are kept in the
 // record itself, written with the new offset in one single-document
 // update, and the next append, on any gateway, stores them as the start of
-// its first chunk. The upload's last chunk is stored short, as a file's
-// is. A long append records its offset as whole chunks are stored (every
+// its first chunk. That update goes to the store while the append's last
+// chunks are inserted, naming them (Pending): a record whose named chunks
+// are not all stored is read at the offset before them. The upload's last
+// chunk is stored short, as a file's is. A long append records its offset as whole chunks are stored (every
 // ResumableProgress bytes), so that a gateway killed in the middle loses
 // at most that much of it.
 
@@ -91,6 +93,20 @@ type Resumable struct {
 	// chunk boundary, and in a record written before tails moved here,
 	// whose short last chunk is then stored as a chunk.
 	Tail []byte `bson:"tail,omitempty"`
+	// Pending is set by an append whose record update went to the store
+	// while its last chunks were still being inserted (see
+	// AppendResumable): if they are not all stored, the upload is at
+	// Pending's offset, not at Offset.
+	Pending *PendingChunks `bson:"pending,omitempty"`
+}
+
+// PendingChunks are the chunks From through Last that an append's record
+// update did not wait for, and the offset and hash state before them.
+type PendingChunks struct {
+	From   int32  `bson:"from"`
+	Last   int32  `bson:"last"`
+	Offset int64  `bson:"offset"`
+	Hash   []byte `bson:"hash"`
 }
 
 // ResumableProgress is how many bytes an append stores between two
@@ -237,7 +253,47 @@ func (b *Bucket) Resumable(ctx context.Context, id string) (*Resumable, error) {
 	if err := r.live(b.name); err != nil {
 		return nil, err
 	}
+	if r.Pending != nil && !r.Finished {
+		if err := b.checkPending(ctx, &r); err != nil {
+			return nil, err
+		}
+	}
 	return &r, nil
+}
+
+// checkPending makes r's offset the one before r.Pending's chunks when they
+// are not all stored: the gateway that recorded the offset died, or could
+// not say so, before their insert ended. Callers hold the upload's lock,
+// or read an upload nobody appends to.
+func (b *Bucket) checkPending(ctx context.Context, r *Resumable) error {
+	p := r.Pending
+	n, err := b.chunks.CountDocuments(ctx, bson.D{{Key: "files_id", Value: r.FileID},
+		{Key: "n", Value: bson.D{{Key: "$gte", Value: p.From}, {Key: "$lte", Value: p.Last}}}})
+	if err != nil {
+		return fmt.Errorf("resumable upload %q: count the last chunks: %w", r.ID, err)
+	}
+	if n == int64(p.Last-p.From+1) {
+		return nil
+	}
+	if err := b.fallBack(ctx, r.ID, r.Offset, p); err != nil {
+		return err
+	}
+	r.Offset, r.Hash, r.Tail, r.Writing, r.Pending = p.Offset, p.Hash, nil, true, nil
+	return nil
+}
+
+// fallBack moves the record of upload id from offset to p's, marked as
+// being written, so that the next append removes what may be left past it.
+func (b *Bucket) fallBack(ctx context.Context, id string, offset int64, p *PendingChunks) error {
+	_, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: offset}},
+		bson.D{{Key: "$set", Value: bson.D{
+			{Key: "offset", Value: p.Offset}, {Key: "hash", Value: p.Hash}, {Key: "tail", Value: nil},
+			{Key: "writing", Value: true}, {Key: "pending", Value: nil},
+		}}})
+	if err != nil {
+		return fmt.Errorf("resumable upload %q: back to offset %d: %w", id, p.Offset, err)
+	}
+	return nil
 }
 
 // DeclareResumableLength sets the length of an upload created without one.
@@ -368,54 +424,83 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	// kept: no checksum to verify at its end, and a body that cannot run
 	// past the limits.
 	progress := opts.Checksum == nil && opts.Expect >= 0 && (limit < 0 || opts.Expect <= limit)
-	n, tail, recorded, err := b.appendChunks(ctx, rec, src, h, progress, ready)
-	at = recorded
-	if perr := ready(); perr != nil {
-		return nil, perr
+	cs := int64(rec.ChunkSize)
+	var done *Resumable
+	var pending *PendingChunks
+	var tried int64 // the offset the record update asked for, once sent
+	// commit checks what arrived and records the new offset: after the
+	// last chunk is stored when the upload completes, else while the last
+	// chunks are inserted (end not nil), naming them in the record (see
+	// checkPending). The record is where the time of a small append goes.
+	commit := func(n int64, tail []byte, end *chunker.End) error {
+		if err := ready(); err != nil {
+			return err
+		}
+		if limit >= 0 && n > limit {
+			if rec.Length >= 0 && rec.Offset+limit == rec.Length {
+				return fmt.Errorf("%w: more than the upload's length of %d bytes", ErrTooLarge, rec.Length)
+			}
+			return tooLarge(rec.Offset+n, max, maxName)
+		}
+		if opts.Checksum != nil {
+			if opts.Expect >= 0 && n != opts.Expect {
+				return fmt.Errorf("%w: %d of %d bytes arrived, which cannot be verified", ErrChecksumMismatch, n, opts.Expect)
+			}
+			if got := opts.Checksum.Sum(nil); string(got) != string(opts.Want) {
+				return fmt.Errorf("%w: the body's is %x", ErrChecksumMismatch, got)
+			}
+		}
+		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if end != nil && int64(end.Last) >= end.Stored/cs {
+			pending = &PendingChunks{From: int32(end.Stored / cs), Last: end.Last, Offset: end.Stored, Hash: end.StoredHash}
+		}
+		next := *rec
+		next.Offset, next.Hash, next.Tail, next.Writing, next.Pending = rec.Offset+n, state, tail, false, pending
+		next.Expires = time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)
+		if next.Complete() {
+			if err := b.finishResumable(ctx, &next, h.Sum(nil)); err != nil {
+				return err
+			}
+		}
+		// at: the offset the record holds now, this append's progress if
+		// any; or already the new one, when a try landed but its reply
+		// was lost.
+		tried = next.Offset
+		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, next.Offset}}}}},
+			bson.D{{Key: "$set", Value: bson.D{
+				{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
+				{Key: "writing", Value: false}, {Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
+				{Key: "pending", Value: next.Pending},
+			}}})
+		if err != nil {
+			return fmt.Errorf("resumable upload %q: record offset: %w", id, err)
+		}
+		if res.MatchedCount == 0 {
+			return fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
+		}
+		done = &next
+		return nil
+	}
+	committed, commitErr, err := b.appendChunks(ctx, rec, src, h, progress, ready, &at, commit)
+	if err != nil && committed && pending != nil && tried > 0 {
+		// The last chunks failed while the record may say they are stored.
+		if ferr := b.fallBack(context.WithoutCancel(ctx), id, tried, pending); ferr != nil && lock != nil {
+			lock.keepUntilExpiry()
+		}
 	}
 	if err != nil {
+		if perr := ready(); perr != nil {
+			return nil, perr
+		}
 		return nil, fmt.Errorf("resumable upload %q: %w", id, full(err))
 	}
-	if limit >= 0 && n > limit {
-		if rec.Length >= 0 && rec.Offset+limit == rec.Length {
-			return nil, fmt.Errorf("%w: more than the upload's length of %d bytes", ErrTooLarge, rec.Length)
-		}
-		return nil, tooLarge(rec.Offset+n, max, maxName)
+	if commitErr != nil {
+		return nil, commitErr
 	}
-	if opts.Checksum != nil {
-		if opts.Expect >= 0 && n != opts.Expect {
-			return nil, fmt.Errorf("%w: %d of %d bytes arrived, which cannot be verified", ErrChecksumMismatch, n, opts.Expect)
-		}
-		if got := opts.Checksum.Sum(nil); string(got) != string(opts.Want) {
-			return nil, fmt.Errorf("%w: the body's is %x", ErrChecksumMismatch, got)
-		}
-	}
-	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	next := *rec
-	next.Offset, next.Hash, next.Tail, next.Writing = rec.Offset+n, state, tail, false
-	next.Expires = time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)
-	if next.Complete() {
-		if err := b.finishResumable(ctx, &next, h.Sum(nil)); err != nil {
-			return nil, err
-		}
-	}
-	// at: the offset the record holds now, this append's progress if any;
-	// or already the new one, when a try landed but its reply was lost.
-	res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, next.Offset}}}}},
-		bson.D{{Key: "$set", Value: bson.D{
-			{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
-			{Key: "writing", Value: false}, {Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
-		}}})
-	if err != nil {
-		return nil, fmt.Errorf("resumable upload %q: record offset: %w", id, err)
-	}
-	if res.MatchedCount == 0 {
-		return nil, fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
-	}
-	return &next, nil
+	return done, nil
 }
 
 // markWriting says in the record of an append under lock that failed that
@@ -472,17 +557,21 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 	return nil
 }
 
-// appendChunks stores src after rec.Offset and returns how many bytes it
-// took, adding them to h, the bytes past the last whole chunk when they
-// are not stored (the upload goes on), and how far past rec.Offset it
-// recorded the offset as it went. The record's tail starts the first
-// chunk; with progress, the record's offset moves as batches of whole
-// chunks are stored.
-func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool, ready func() error) (n int64, tail []byte, at int64, err error) {
+// appendChunks stores src after rec.Offset, adding its bytes to h, and
+// calls commit with how many bytes it took and the bytes past the last
+// whole chunk when they are not stored (the upload goes on): after the
+// last insert when the upload completes, else alongside it (see
+// chunker.Writer.CloseWholeWith). It returns how far past rec.Offset it
+// recorded the offset as it went, whether commit was called and its error,
+// and the chunks' error. The record's tail starts the first chunk; with
+// progress, the record's offset moves as batches of whole chunks are
+// stored, and *at with it.
+func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool, ready func() error,
+	at *int64, commit func(n int64, tail []byte, end *chunker.End) error) (committed bool, commitErr, err error) {
 	cs := int64(rec.ChunkSize)
 	k, p := rec.Offset/cs, rec.Offset%cs
-	at = rec.Offset
 	var head []byte
+	var n int64
 	switch {
 	case p > 0 && rec.storedTail():
 		head = rec.Tail
@@ -490,30 +579,37 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 		// A record written before tails moved into it: its short last
 		// chunk is completed in place.
 		if err := ready(); err != nil {
-			return 0, nil, at, err
+			return false, nil, err
 		}
 		m, err := b.completeStoredChunk(ctx, rec, src, h)
-		if err != nil || p+m < cs {
-			return m, nil, at, err // an error, or the body ended inside the chunk
+		if err != nil {
+			return false, nil, err
+		}
+		if p+m < cs {
+			// The body ended inside the chunk.
+			return true, commit(m, nil, nil), nil
 		}
 		n = m
 		k++
 	}
 	opts := chunker.WriterOptions{
 		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs,
-		Hash: &skipHash{Hash: h, skip: len(head)}, Ready: ready,
+		// The store is idle from the end of one append to the first
+		// insert of the next: a first batch of one chunk shortens that.
+		FirstBatchBytes: rec.ChunkSize,
+		Hash:            &skipHash{Hash: h, skip: len(head)}, Ready: ready,
 	}
 	if progress {
 		// Called in order, one at a time; read below once the writer is
 		// closed (which waits for the last call).
 		opts.Stored = func(length int64, state []byte) error {
-			if length-at < resumableProgress || rec.Length >= 0 && length >= rec.Length {
+			if length-*at < resumableProgress || rec.Length >= 0 && length >= rec.Length {
 				return nil // the end is recorded by the append itself
 			}
 			// Matching the new offset too makes a try that landed but
 			// whose reply was lost land again, the same (see updateOne):
 			// reported as failed, its chunks would go with the abort.
-			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, length}}}}},
+			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{*at, length}}}}},
 				bson.D{{Key: "$set", Value: bson.D{{Key: "offset", Value: length}, {Key: "hash", Value: state}, {Key: "tail", Value: nil}}}})
 			if err == nil && res.MatchedCount == 0 {
 				err = fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
@@ -521,33 +617,44 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 			if err != nil {
 				return fmt.Errorf("record progress: %w", err)
 			}
-			at = length
+			*at = length
 			return nil
 		}
 	}
 	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, opts)
 	if err != nil {
-		return 0, nil, at, err
+		return false, nil, err
 	}
 	if len(head) > 0 {
 		if _, err := w.Write(head); err != nil {
 			w.Abort()
-			return 0, nil, at, err
+			return false, nil, err
 		}
 	}
 	m, err := w.ReadFrom(b.db.guardSpace(src))
-	if err == nil {
-		if rec.Length >= 0 && rec.Offset+n+m >= rec.Length {
-			err = w.Close() // the last chunk is stored short, as a file's is
-		} else {
-			tail, err = w.CloseWhole()
-		}
-	}
 	if err != nil {
 		w.Abort()
-		return 0, nil, at, full(err)
+		return false, nil, full(err)
 	}
-	return n + m, tail, at, nil
+	if rec.Length >= 0 && rec.Offset+n+m >= rec.Length {
+		// The last chunk is stored short, as a file's is, before the
+		// upload commits.
+		if err := w.Close(); err != nil {
+			w.Abort()
+			return false, nil, full(err)
+		}
+		return true, commit(n+m, nil, nil), nil
+	}
+	// The record can fall back only to an offset whose hash state it
+	// knows: not to one inside the record's tail (see End.Stored).
+	_, commitErr, err = w.CloseWholeWith(rec.Offset, func(end chunker.End) error {
+		committed = true
+		return commit(n+m, end.Tail, &end)
+	})
+	if err != nil {
+		return committed, commitErr, full(err)
+	}
+	return committed, commitErr, nil
 }
 
 // completeStoredChunk appends src to the short last chunk of rec stored as

@@ -236,3 +236,87 @@ func TestResumableLingerSeesChanges(t *testing.T) {
 		t.Fatalf("after the termination: %v", err)
 	}
 }
+
+// TestResumablePendingChunksChecked: an append records its offset while
+// its last chunks are still being inserted, naming them in the record. A
+// record whose named chunks are not all stored (the gateway died first)
+// is read at the offset before them, marked as being written, and the
+// upload goes on from there into a file with the right bytes and SHA-256.
+func TestResumablePendingChunksChecked(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	data := randomBytes(10*testChunk + 10)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "pending", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := int64(6*testChunk + 300)
+	if _, _, err := appendLocked(ctx, b, r.ID, 0, data[:end], 0, buckets.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := b.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first batch is one chunk (chunker.WriterOptions.FirstBatchBytes),
+	// the last one the other five.
+	if rec.Offset != end || rec.Pending == nil || rec.Pending.From != 1 || rec.Pending.Last != 5 || rec.Pending.Offset != testChunk {
+		t.Fatalf("record after the append: offset %d, pending %+v", rec.Offset, rec.Pending)
+	}
+	// The last insert's chunk 5 never landed.
+	if _, err := b.ChunksCollection().DeleteOne(ctx, bson.D{{Key: "files_id", Value: r.FileID}, {Key: "n", Value: int32(5)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, o := otherGateway(t, b)
+	rec, err = o.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Offset != testChunk || !rec.Writing || rec.Pending != nil || rec.Tail != nil {
+		t.Fatalf("record with a pending chunk missing: offset %d, writing %v, pending %+v", rec.Offset, rec.Writing, rec.Pending)
+	}
+	if _, _, err := appendLocked(ctx, o, r.ID, testChunk, data[testChunk:], 0, buckets.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
+		t.Fatal("content differs")
+	}
+}
+
+// TestResumableLastInsertFails: when the last insert of an append fails
+// after its record update landed, the append fails and the record goes
+// back to the offset before that insert, marked as being written; the
+// next append removes what is left past it and completes the file.
+func TestResumableLastInsertFails(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	data := randomBytes(10*testChunk + 10)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "lastfails", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A chunk 5 already there (another writer's, or a dead append's that
+	// the record does not know of) makes the last insert fail.
+	if _, err := b.ChunksCollection().InsertOne(ctx, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: r.FileID},
+		{Key: "n", Value: int32(5)}, {Key: "data", Value: bson.Binary{Data: bytes.Repeat([]byte{'x'}, testChunk)}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = appendLocked(ctx, b, r.ID, 0, data[:6*testChunk+300], time.Hour, buckets.AppendOptions{})
+	if err == nil {
+		t.Fatal("the append whose last insert failed succeeded")
+	}
+	_, o := otherGateway(t, b)
+	rec, err := o.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Offset != testChunk || !rec.Writing {
+		t.Fatalf("record after the last insert failed: offset %d, writing %v", rec.Offset, rec.Writing)
+	}
+	if _, _, err := appendLocked(ctx, b, r.ID, testChunk, data[testChunk:], 0, buckets.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
+		t.Fatal("content differs")
+	}
+}

@@ -66,6 +66,11 @@ type WriterOptions struct {
 	// BatchBytes is the largest payload of one InsertMany, rounded to
 	// whole chunks and at least one chunk; 0 means DefaultBatchBytes.
 	BatchBytes int
+	// FirstBatchBytes, when set and smaller, is the first batch's payload
+	// instead of BatchBytes, rounded the same way. The store is idle while
+	// a writer fills its first batch; an upload that arrives in many
+	// requests (a resumable upload's appends) pays that once per request.
+	FirstBatchBytes int
 	// Budget, when set, is shared with other Writers to bound the inserts
 	// in flight and the batch memory across them.
 	Budget *Budget
@@ -104,13 +109,18 @@ type Writer struct {
 	filesID   any
 	chunkSize int
 	maxBatch  int // BatchBytes
+	first     int // FirstBatchBytes, until the first batch is taken
 	batchCap  int // bytes in the batch being filled, a multiple of chunkSize
 	budget    *Budget
 
 	hash   hash.Hash
 	length int64
-	next   int32  // n of the first chunk in buf
-	buf    []byte // the batch being filled; len is the bytes in it
+	next   int32 // n of the first chunk in buf
+	// batchStart is the length before buf, and batchState the hash's
+	// state there, when it marshals (see CloseWholeWith).
+	batchStart int64
+	batchState []byte
+	buf        []byte // the batch being filled; len is the bytes in it
 
 	// ids are the _ids of the chunks handed to inserts: the only chunks an
 	// abort may remove. Another upload may write under the same files_id (a
@@ -163,6 +173,7 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		filesID:   filesID,
 		chunkSize: opts.ChunkSize,
 		maxBatch:  opts.BatchBytes,
+		first:     opts.FirstBatchBytes,
 		budget:    opts.Budget,
 		hash:      h,
 		length:    opts.Offset,
@@ -176,6 +187,13 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 // newBatch takes a buffer for the next batch, sized by the budget's share.
 func (w *Writer) newBatch() {
 	bytes := w.budget.batchBytes(w.chunkSize, w.maxBatch)
+	if w.first > 0 {
+		bytes, w.first = min(bytes, w.first), 0
+	}
+	w.batchStart, w.batchState = w.length, nil
+	if m, ok := w.hash.(encoding.BinaryMarshaler); ok {
+		w.batchState, _ = m.MarshalBinary()
+	}
 	w.batchCap = max(bytes/w.chunkSize, 1) * w.chunkSize
 	w.buf = getBuffer(w.batchCap)[:0]
 }
@@ -302,6 +320,87 @@ func (w *Writer) CloseWhole() ([]byte, error) {
 	w.closed = true
 	w.leave()
 	return tail, nil
+}
+
+// End describes content that continues later at the moment its writer
+// closes (see CloseWholeWith).
+type End struct {
+	// Length is the content's length, Tail included; Hash is the hash's
+	// state there (BinaryMarshaler form).
+	Length int64
+	Hash   []byte
+	// Tail is the bytes past the last whole chunk, which are not stored
+	// (nil when the content ends on a chunk boundary).
+	Tail []byte
+	// Stored is the length through the chunks stored when commit is
+	// called (a whole number of chunks past the writer's Offset). The
+	// chunks from there through chunk Last are on their way to the store
+	// meanwhile, and StoredHash is the hash's state at Stored; when none
+	// are (Last is below Stored's chunk), StoredHash is nil.
+	Stored     int64
+	StoredHash []byte
+	Last       int32
+}
+
+// CloseWholeWith is CloseWhole for a caller that records where the content
+// ends (a resumable upload's offset) and wants to spare the wait between
+// the last insert and that record: commit runs while the last whole chunks
+// are inserted, once every insert before them is stored, if they start at
+// from or later (a caller can fall back only to a length whose hash state
+// it knows); else after the last insert. Until both are done the end does
+// not count: when the last insert fails after commit recorded the end, the
+// caller goes back to End.Stored, and commit must record enough for a
+// crash in between to be noticed (chunks missing before End.Last).
+//
+// When the inserts succeed the writer closes with every chunk kept, even if
+// commit failed (it may have landed). When the last insert fails while
+// commit runs, the writer keeps the chunks before it, removes its own, and
+// returns err. When an insert fails before commit, commit is not called.
+func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (tail []byte, commitErr, err error) {
+	if err := w.usable(); err != nil {
+		return nil, nil, err
+	}
+	if w.buf == nil {
+		w.newBatch()
+	}
+	if w.batchState == nil {
+		return nil, nil, w.fail(fmt.Errorf("chunker: CloseWholeWith needs a hash that marshals its state"))
+	}
+	end := End{Length: w.length, Stored: w.batchStart, StoredHash: w.batchState}
+	if rest := len(w.buf) % w.chunkSize; rest > 0 {
+		tail = append([]byte(nil), w.buf[len(w.buf)-rest:]...)
+		w.buf = w.buf[:len(w.buf)-rest]
+	}
+	end.Tail = tail
+	if end.Hash, err = w.hash.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
+		return nil, nil, w.fail(err)
+	}
+	end.Last = w.next + int32(chunkCount(int64(len(w.buf)), w.chunkSize)) - 1
+	overlap := len(w.buf) > 0 && end.Stored >= from
+	w.stored = nil // the caller records the end itself
+	before := len(w.ids)
+	if len(w.buf) > 0 {
+		if err := w.flush(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !overlap {
+		if err := w.wait(); err != nil {
+			return nil, nil, w.fail(err)
+		}
+		end.Stored = end.Length - int64(len(tail))
+		end.StoredHash = nil
+	}
+	commitErr = commit(end)
+	if err := w.wait(); err != nil {
+		w.kept = max(w.kept, before)
+		return nil, commitErr, w.fail(err)
+	}
+	putBuffer(w.buf)
+	w.buf = nil
+	w.closed = true
+	w.leave()
+	return tail, commitErr, nil
 }
 
 // Abort stops the upload and removes every chunk it wrote. It is safe
