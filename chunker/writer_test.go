@@ -330,3 +330,72 @@ func TestWriterReady(t *testing.T) {
 		t.Fatalf("Ready failing: %v, %d chunks", err, countChunks(t, chunks, "s"))
 	}
 }
+
+// TestWriterCloseWholeWith: commit sees the end, the tail and where the
+// stored chunks end with the hash's state there (the last batch on its
+// way), or everything stored when the last batch starts before from; a
+// last insert that fails keeps the chunks before it and removes its own.
+func TestWriterCloseWholeWith(t *testing.T) {
+	ctx := context.Background()
+	data := randomBytes(7, 750) // batches of 3 chunks of 100: 0-2, 3-5, then 6 and a tail of 50
+	state := func(n int) []byte {
+		h := sha256.New()
+		h.Write(data[:n])
+		s, _ := h.(encoding.BinaryMarshaler).MarshalBinary()
+		return s
+	}
+	for _, tc := range []struct {
+		from       int64
+		stored     int64
+		storedHash []byte
+	}{
+		{from: 0, stored: 600, storedHash: state(600)},
+		{from: 601, stored: 700, storedHash: nil},
+	} {
+		chunks := mustChunks(t)
+		w, err := chunker.NewWriter(ctx, chunks, "f", small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		var end chunker.End
+		tail, commitErr, err := w.CloseWholeWith(tc.from, func(e chunker.End) error {
+			end = e
+			return errors.New("commit failed")
+		})
+		if err != nil || commitErr == nil || !bytes.Equal(tail, data[700:]) {
+			t.Fatalf("from %d: tail of %d bytes, commit %v, %v", tc.from, len(tail), commitErr, err)
+		}
+		if end.Length != 750 || !bytes.Equal(end.Hash, state(750)) || !bytes.Equal(end.Tail, data[700:]) ||
+			end.Stored != tc.stored || !bytes.Equal(end.StoredHash, tc.storedHash) || end.Last != 6 {
+			t.Errorf("from %d: end %d, stored %d (hash %v), last %d", tc.from, end.Length, end.Stored, end.StoredHash != nil, end.Last)
+		}
+		// A failed commit leaves the chunks: it may have landed.
+		if n := countChunks(t, chunks, "f"); n != 7 {
+			t.Errorf("from %d: %d chunks after a failed commit, want 7", tc.from, n)
+		}
+	}
+
+	// Chunk 6 taken by another writer: the last insert fails.
+	chunks := mustChunks(t)
+	if _, err := chunks.InsertOne(ctx, bson.D{{Key: "files_id", Value: "f"}, {Key: "n", Value: int32(6)}, {Key: "data", Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := chunker.NewWriter(ctx, chunks, "f", small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	committed := false
+	_, commitErr, err := w.CloseWholeWith(0, func(chunker.End) error { committed = true; return nil })
+	if err == nil || commitErr != nil || !committed {
+		t.Fatalf("last insert taken: commit called %v (%v), %v", committed, commitErr, err)
+	}
+	if n := countChunks(t, chunks, "f"); n != 7 {
+		t.Errorf("%d chunks after the last insert failed, want 7: the 6 before it and the other writer's", n)
+	}
+}
