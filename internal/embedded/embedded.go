@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gridfsd/gridfsd/internal/gcfloor"
 	"github.com/gridfsd/gridfsd/third_party/ferretdb/ferretdb"
 )
 
@@ -27,14 +28,10 @@ type Store struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	space  *space
-
-	floor []byte // heapFloor, while the store runs
 }
 
-// heapFloor is memory the store allocates and never touches, so that the
-// process's garbage collector counts it as live heap: its next cycle
-// comes once the heap has grown by about this much more (GOGC=100), not
-// by the 4 MiB Go's collector starts from.
+// heapFloor is the garbage the process may hold between two collections
+// while the store runs, however small its live heap (internal/gcfloor).
 //
 // Why: reading a GridFS chunk makes the store allocate its 255 KiB (the
 // SQLite driver copies each BLOB it returns into a new slice), garbage once
@@ -43,12 +40,11 @@ type Store struct {
 // read: 431 cycles for 1.9 GiB, each one also returning freed pages to the
 // kernel that the next chunks faulted in again; the store spent 1.6-1.8x
 // the CPU per byte it spends on the driver's download, whose 16 MiB batches
-// keep its heap large (133 cycles). With the floor, 105 cycles and the
-// same CPU as the driver's (docs/BENCHMARKS.md, "store-read"). The pages
-// are never written, so they cost no resident memory; what the floor costs
-// is the garbage the process holds between cycles: up to about this much
-// more RSS while the store is busy (55 MiB against 38 MiB in that
-// measurement, still under the 63 MiB the driver's download makes it hold).
+// keep its heap large (133 cycles). With the floor, about 105 cycles and
+// about the driver's CPU (docs/BENCHMARKS.md, "Reads and the garbage
+// collector"). What it costs is up to this much more RSS while the store is
+// busy and its heap small (55 MiB against 38 MiB reading, still under the
+// 63 MiB the driver's download makes it hold).
 const heapFloor = 16 << 20
 
 // Config says where the store keeps its data and where it listens.
@@ -135,7 +131,7 @@ func Start(cfg Config) (*Store, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Store{uri: "mongodb://" + listen + "/", cancel: cancel, done: make(chan struct{}), space: &space{dir: dir, ballast: uint64(max(cfg.Ballast, 0)), dbs: map[string]*sql.DB{}}}
-	s.floor = make([]byte, heapFloor)
+	gcfloor.Raise(heapFloor)
 	go func() {
 		defer close(s.done)
 		_ = f.Run(ctx)
@@ -200,7 +196,6 @@ func (s *Store) Close() error {
 	s.space.close()
 	s.cancel()
 	<-s.done
-	s.floor = nil
 	return nil
 }
 
