@@ -17,10 +17,10 @@ func TestBudgetSharesBatchMemory(t *testing.T) {
 		limit  int
 		want   int
 	}{
-		{0, 100 * cs, 32 * cs}, // alone: half the budget, the other half for the batch in flight
-		{1, 100 * cs, 32 * cs},
+		{0, 100 * cs, 64 * cs / 3}, // alone: a third of the budget, the rest for the InsertsInFlight batches in flight
+		{1, 100 * cs, 64 * cs / 3},
 		{1, 8 * cs, 8 * cs}, // never past the writer's own limit
-		{4, 100 * cs, 8 * cs},
+		{4, 100 * cs, 64 * cs / 12},
 		{100, 100 * cs, 2 * cs}, // never below two chunks
 	}
 	for _, tt := range tests {

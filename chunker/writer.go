@@ -3,6 +3,7 @@ package chunker
 import (
 	"context"
 	"encoding"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -15,20 +16,31 @@ import (
 )
 
 // DefaultBatchBytes is how many bytes of chunks one InsertMany carries at
-// most by default: four chunks of the default size. Two chunks cost a tenth
-// of the throughput on the embedded store, eight gained little and doubled
-// the memory of one upload (tests/bench). A writer holds at most two
-// batches, one being filled and one being inserted; a Budget shrinks them
-// when many writers share it.
-const DefaultBatchBytes = 4 * DefaultChunkSize
+// most by default: three chunks of the default size. Two chunks cost a tenth
+// of the throughput on the embedded store when one insert was in flight;
+// with InsertsInFlight inserts, four chunks added nothing to an HTTP PUT's
+// throughput and a third to one upload's memory (29.6-31.3 MiB of RSS rise
+// for 1 GiB against 23.5 with three; tests/bench, docs/BENCHMARKS.md). A
+// writer holds at most 1+InsertsInFlight batches, one being filled and the
+// others being inserted; a Budget shrinks them when many writers share it.
+const DefaultBatchBytes = 3 * DefaultChunkSize
+
+// InsertsInFlight is how many InsertMany calls one Writer keeps going at
+// once. With one, the store sat idle while the driver marshalled and sent
+// the next batch, and the batch after waited for it: an HTTP PUT ran at 0.80x
+// the driver's upload on the embedded store with the gateway's and the
+// store's CPU together well under the machine's two cores. With two, the
+// store receives the next batch while it writes the one before
+// (tests/bench, docs/BENCHMARKS.md).
+const InsertsInFlight = 2
 
 // Budget is what the Writers of one process share so that memory stays flat
 // however many clients upload at once. It bounds the inserts in flight (the
 // driver copies a batch about three times while it inserts it), and it
 // divides a byte budget for batches among the writers that are active, down
-// to two chunks each: one upload gets large batches, many get small ones,
-// and with many the store is the bottleneck anyway. A nil Budget bounds
-// nothing.
+// to two chunks each (a writer holds 1+InsertsInFlight batches): one upload
+// gets large batches, many get small ones, and with many the store is the
+// bottleneck anyway. A nil Budget bounds nothing.
 type Budget struct {
 	slots  chan struct{}
 	bytes  int
@@ -42,12 +54,12 @@ func NewBudget(inserts, bytes int) *Budget {
 }
 
 // batchBytes is the batch size for one of the active writers: its share of
-// the budget (two batches each), between two chunks and limit.
+// the budget (1+InsertsInFlight batches each), between two chunks and limit.
 func (b *Budget) batchBytes(chunkSize, limit int) int {
 	if b == nil {
 		return limit
 	}
-	share := b.bytes / (2 * int(max(b.active.Load(), 1)))
+	share := b.bytes / ((1 + InsertsInFlight) * int(max(b.active.Load(), 1)))
 	return min(max(share, 2*chunkSize), limit)
 }
 
@@ -127,22 +139,29 @@ type Writer struct {
 	// caller-chosen id taken twice); its chunks are not this writer's.
 	ids []bson.ObjectID
 	// kept is how many of ids Stored took over, set by the insert
-	// goroutine before it reports (wait orders it before discard).
+	// goroutines in order before they report (wait orders it before
+	// discard).
 	kept   int
 	stored func(int64, []byte) error
 	ready  func() error
-	// docs and docVals hold the documents of the batch being inserted,
-	// reused from batch to batch (flush waits for the insert before it
-	// refills them): a chunkDoc put in an interface by value would cost
-	// an allocation per chunk.
-	docs    []any
-	docVals []chunkDoc
+	// sets hold the documents of the batches being inserted, one set per
+	// insert in flight, reused from batch to batch (flush waits for the
+	// insert that used a set before it refills it): a chunkDoc put in an
+	// interface by value would cost an allocation per chunk.
+	sets    [InsertsInFlight]docSet
+	batches int // batches handed to inserts, which picks the set
 
-	inflight chan error // result of the insert in flight, if any
-	busy     bool
-	err      error // sticky: the first failure, after which the writer has aborted
-	closed   bool
-	left     bool // the budget no longer counts this writer
+	// inflight are the inserts in flight, oldest first: each reports its
+	// result once on its channel.
+	inflight []chan error
+	// settled is closed or sent true by the newest insert once it and
+	// every one before it are stored (false if any failed): the next
+	// insert waits for it before it calls Stored, so that Stored sees the
+	// batches in order and never one after a batch that failed.
+	settled chan bool
+	err     error // sticky: the first failure, after which the writer has aborted
+	closed  bool
+	left    bool // the budget no longer counts this writer
 }
 
 var _ io.WriteCloser = (*Writer)(nil)
@@ -180,7 +199,6 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		next:      opts.FirstChunk,
 		stored:    opts.Stored,
 		ready:     opts.Ready,
-		inflight:  make(chan error, 1),
 	}, nil
 }
 
@@ -391,6 +409,13 @@ func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (tail []byte
 		end.Stored = end.Length - int64(len(tail))
 		end.StoredHash = nil
 	}
+	// every insert before the last one is stored before commit (with
+	// InsertsInFlight above one, flush leaves the one before in flight)
+	for len(w.inflight) > 1 {
+		if err := w.waitOldest(); err != nil {
+			return nil, nil, w.fail(err)
+		}
+	}
 	commitErr = commit(end)
 	if err := w.wait(); err != nil {
 		w.kept = max(w.kept, before)
@@ -435,8 +460,15 @@ func (w *Writer) usable() error {
 	return nil
 }
 
-// flush hands the filled part of buf to an insert, after waiting for the one
-// before it: at most one insert is in flight, so memory stays at two batches.
+// docSet holds the documents of one insert.
+type docSet struct {
+	docs []any
+	vals []chunkDoc
+}
+
+// flush hands the filled part of buf to an insert, after waiting for the
+// oldest one if InsertsInFlight are in flight, so memory stays at
+// 1+InsertsInFlight batches.
 func (w *Writer) flush() error {
 	if ready := w.ready; ready != nil {
 		w.ready = nil
@@ -444,25 +476,30 @@ func (w *Writer) flush() error {
 			return w.fail(err)
 		}
 	}
-	if err := w.wait(); err != nil {
-		return w.fail(err)
+	if len(w.inflight) == InsertsInFlight {
+		if err := w.waitOldest(); err != nil {
+			return w.fail(err)
+		}
 	}
 	batch := w.buf
 	w.buf = nil
 	first := w.next
 	count := int32(chunkCount(int64(len(batch)), w.chunkSize))
 	w.next += count
-	if cap(w.docVals) < int(count) {
-		w.docVals, w.docs = make([]chunkDoc, count), make([]any, count)
+	// the set of the insert InsertsInFlight batches ago, which has ended
+	set := &w.sets[w.batches%InsertsInFlight]
+	w.batches++
+	if cap(set.vals) < int(count) {
+		set.vals, set.docs = make([]chunkDoc, count), make([]any, count)
 	}
-	docs := w.docs[:count]
+	docs := set.docs[:count]
 	for i := int32(0); i < count; i++ {
 		start := int(i) * w.chunkSize
 		end := min(start+w.chunkSize, len(batch))
 		id := bson.NewObjectID()
 		w.ids = append(w.ids, id)
-		w.docVals[i] = chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]}
-		docs[i] = &w.docVals[i]
+		set.vals[i] = chunkDoc{ID: id, FilesID: w.filesID, N: first + i, Data: batch[start:end]}
+		docs[i] = &set.vals[i]
 	}
 	var state []byte
 	end, stored := w.length, w.stored
@@ -488,7 +525,10 @@ func (w *Writer) flush() error {
 		}
 	}
 	idsEnd := len(w.ids)
-	w.busy = true
+	result := make(chan error, 1)
+	w.inflight = append(w.inflight, result)
+	before, settled := w.settled, make(chan bool, 1)
+	w.settled = settled
 	go func() {
 		if w.budget != nil {
 			defer func() { <-w.budget.slots }()
@@ -502,22 +542,43 @@ func (w *Writer) flush() error {
 		putBuffer(batch)
 		if err != nil {
 			err = fmt.Errorf("insert chunks %d-%d: %w", first, first+count-1, err)
-		} else if stored != nil {
+		}
+		// the batches before this one first: Stored sees them in order, and
+		// none after one that failed
+		if before != nil && !<-before && err == nil {
+			err = errEarlierBatch
+		}
+		if err == nil && stored != nil {
 			if err = stored(end, state); err == nil {
 				w.kept = idsEnd
 			}
 		}
-		w.inflight <- err
+		settled <- err == nil
+		result <- err
 	}()
 	return nil
 }
 
+// errEarlierBatch fails an insert whose batch was stored after an earlier
+// batch of the same writer failed; the writer reports the earlier failure.
+var errEarlierBatch = errors.New("chunker: an earlier batch failed")
+
+// waitOldest waits for the oldest insert in flight and returns its error.
+func (w *Writer) waitOldest() error {
+	err := <-w.inflight[0]
+	w.inflight = w.inflight[1:]
+	return err
+}
+
+// wait waits for every insert in flight and returns the first error.
 func (w *Writer) wait() error {
-	if !w.busy {
-		return nil
+	var first error
+	for len(w.inflight) > 0 {
+		if err := w.waitOldest(); err != nil && first == nil {
+			first = err
+		}
 	}
-	w.busy = false
-	return <-w.inflight
+	return first
 }
 
 // fail records err and removes what was written. It returns the recorded

@@ -9,11 +9,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gridfsd/gridfsd/chunker"
+	"github.com/gridfsd/gridfsd/internal/storetest"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 func countChunks(t *testing.T, chunks *mongo.Collection, id any) int64 {
@@ -397,5 +401,141 @@ func TestWriterCloseWholeWith(t *testing.T) {
 	}
 	if n := countChunks(t, chunks, "f"); n != 7 {
 		t.Errorf("%d chunks after the last insert failed, want 7: the 6 before it and the other writer's", n)
+	}
+}
+
+// TestWriterKeepsInsertsInFlight: the next batch's insert goes out while
+// the one before is being written, at most InsertsInFlight at once (with
+// one, the store sat idle while the driver prepared the next batch), and
+// Stored still sees every batch in order.
+func TestWriterKeepsInsertsInFlight(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	inflight, most := 0, 0
+	monitor := &event.CommandMonitor{
+		Started: func(_ context.Context, e *event.CommandStartedEvent) {
+			if e.CommandName == "insert" {
+				mu.Lock()
+				inflight++
+				most = max(most, inflight)
+				mu.Unlock()
+			}
+		},
+		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) {
+			if e.CommandName == "insert" {
+				mu.Lock()
+				inflight--
+				mu.Unlock()
+			}
+		},
+		Failed: func(_ context.Context, e *event.CommandFailedEvent) {
+			if e.CommandName == "insert" {
+				mu.Lock()
+				inflight--
+				mu.Unlock()
+			}
+		},
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database(storetest.DBName())
+	defer db.Drop(ctx)
+	chunks := db.Collection("fs.chunks")
+
+	data := randomBytes(7, 24*chunker.DefaultBatchBytes)
+	var lengths []int64
+	w, err := chunker.NewWriter(ctx, chunks, "f", chunker.WriterOptions{Stored: func(length int64, _ []byte) error {
+		lengths = append(lengths, length)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if most < 2 || most > chunker.InsertsInFlight {
+		t.Errorf("at most %d inserts in flight, want 2 to %d", most, chunker.InsertsInFlight)
+	}
+	for i, l := range lengths {
+		if l != int64(i+1)*chunker.DefaultBatchBytes {
+			t.Fatalf("Stored with %v, want every batch's end in order", lengths)
+		}
+	}
+	if len(lengths) < 23 {
+		t.Errorf("Stored %d times, want once per batch but the last", len(lengths))
+	}
+	if want := int64(24 * chunker.DefaultBatchBytes / chunker.DefaultChunkSize); countChunks(t, chunks, "f") != want {
+		t.Errorf("%d chunks, want %d", countChunks(t, chunks, "f"), want)
+	}
+}
+
+// TestWriterStoresNothingPastAFailedBatch: when a batch fails while the
+// next one is in flight, Stored never sees the next one, the writer
+// reports the failure and removes every chunk Stored did not take over,
+// and leaves the chunk it collided with.
+func TestWriterStoresNothingPastAFailedBatch(t *testing.T) {
+	ctx := context.Background()
+	chunks := mustChunks(t)
+	// chunk 7 exists: the third batch (6-8) fails on it, the fourth (9-11)
+	// may be stored meanwhile
+	if _, err := chunks.InsertOne(ctx, bson.D{{Key: "files_id", Value: "f"}, {Key: "n", Value: int32(7)}, {Key: "data", Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	var lengths []int64
+	opts := small
+	opts.Stored = func(length int64, _ []byte) error {
+		lengths = append(lengths, length)
+		return nil
+	}
+	w, err := chunker.NewWriter(ctx, chunks, "f", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.ReadFrom(bytes.NewReader(randomBytes(8, 2000)))
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "insert chunks 6-8") {
+		t.Fatalf("write: %v, want the third batch's failure", err)
+	}
+	if fmt.Sprint(lengths) != "[300 600]" {
+		t.Errorf("Stored with %v, want the two batches before the failure only", lengths)
+	}
+	if n := countChunks(t, chunks, "f"); n != 7 {
+		t.Errorf("%d chunks, want the 6 Stored took over and the one that was there", n)
+	}
+}
+
+// TestWriterCloseWholeWithWaitsForEarlierBatches: with inserts in flight,
+// CloseWholeWith's commit still runs only once every batch before the last
+// is stored, as End.Stored says.
+func TestWriterCloseWholeWithWaitsForEarlierBatches(t *testing.T) {
+	ctx := context.Background()
+	data := randomBytes(9, 3250) // ten batches of 3 chunks of 100, then 2 chunks and a tail of 50
+	for round := range 5 {
+		chunks := mustChunks(t)
+		w, err := chunker.NewWriter(ctx, chunks, "f", small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		_, commitErr, err := w.CloseWholeWith(0, func(e chunker.End) error {
+			if n := countChunks(t, chunks, "f"); n < e.Stored/100 {
+				t.Errorf("round %d: %d chunks stored when commit ran, End.Stored %d", round, n, e.Stored)
+			}
+			return nil
+		})
+		if err != nil || commitErr != nil {
+			t.Fatal(err, commitErr)
+		}
 	}
 }
