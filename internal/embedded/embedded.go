@@ -40,11 +40,12 @@ type Store struct {
 // read: 431 cycles for 1.9 GiB, each one also returning freed pages to the
 // kernel that the next chunks faulted in again; the store spent 1.6-1.8x
 // the CPU per byte it spends on the driver's download, whose 16 MiB batches
-// keep its heap large (133 cycles). With the floor, about 105 cycles and
-// about the driver's CPU (docs/BENCHMARKS.md, "Reads and the garbage
-// collector"). What it costs is up to this much more RSS while the store is
-// busy and its heap small (55 MiB against 38 MiB reading, still under the
-// 63 MiB the driver's download makes it hold).
+// keep its heap large (133 cycles). With the floor, 151-154 cycles and
+// the store's CPU close to the driver's (docs/BENCHMARKS.md, "Reads and
+// the garbage collector"). What it costs is up to this much more garbage
+// held while the process's live heap is small (the store's RSS after 30
+// reads of 64 MiB: 39.2 -> 45.6 MiB, under the 62.7 MiB the driver's
+// downloads make it hold).
 const heapFloor = 16 << 20
 
 // Config says where the store keeps its data and where it listens.
