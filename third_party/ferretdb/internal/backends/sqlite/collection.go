@@ -174,19 +174,16 @@ func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.
 	inline := c.r.Inline(meta)
 
 	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
-		batchSize := c.r.BatchSize
-		if batchSize < 1 {
-			panic("batch-size should be greater or equal to 1")
-		}
-
-		var batch []*types.Document
-		docs := params.Docs
-
-		for len(docs) > 0 {
-			i := min(batchSize, len(docs))
-			batch, docs = docs[:i], docs[i:]
-
-			q, args, release, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch, inline)
+		// gridfsd patch (PATCHES.md item 42): one INSERT per document, not one per BatchSize of
+		// them. An INSERT of several rows (VALUES (...), (...)) may fail after writing some of
+		// them, so inside a transaction SQLite keeps a statement journal for it: a copy of every
+		// page it changes that existed before it, 32 KiB each, including the free pages that the
+		// rows' overflow pages reuse. A single-row INSERT checks every constraint before it
+		// writes, and needs none. The transaction is the unit either way: any failure rolls all
+		// of it back. The statement's text is the same for every document, so it stays prepared
+		// (item 30).
+		for _, doc := range params.Docs {
+			q, args, release, err := prepareInsertStatement(meta.TableName, meta.Capped(), []*types.Document{doc}, inline)
 			if err != nil {
 				return lazyerrors.Error(err)
 			}
