@@ -35,8 +35,10 @@ const maxPercent = 10_000
 
 var (
 	mu      sync.Mutex
-	floor   uint64 // bytes; the largest Raise asked for
-	base    int    // the process's GC percent before the first Raise (GOGC)
+	floor   uint64         // bytes: the largest of raised and what is held
+	raised  uint64         // the largest Raise asked for
+	held    map[uint64]int // Hold's floors in force, by size, and how many of each
+	base    int            // the process's GC percent before the first Raise (GOGC)
 	started bool
 	percent int // the GC percent set last
 	tunes   int // tune calls (for tests)
@@ -49,21 +51,60 @@ var (
 func Raise(bytes uint64) {
 	mu.Lock()
 	defer mu.Unlock()
-	if bytes <= floor {
+	raised = max(raised, bytes)
+	setLocked()
+}
+
+// Hold raises the floor to bytes until release is called, as Raise does
+// for the process's life: for work that makes garbage at a high rate only
+// while it runs (a download moves its bytes through fresh buffers), so
+// that other work (uploads, whose live heap the collector should follow
+// as GOGC says) is left as it was when none runs. Holds of any number
+// cost a lock each; the GC percent changes only when the floor does.
+func Hold(bytes uint64) (release func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	if held == nil {
+		held = map[uint64]int{}
+	}
+	held[bytes]++
+	setLocked()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if held[bytes]--; held[bytes] == 0 {
+				delete(held, bytes)
+			}
+			setLocked()
+		})
+	}
+}
+
+// setLocked sets floor from raised and held, and the GC percent for it
+// when it changed.
+func setLocked() {
+	f := raised
+	for b := range held {
+		f = max(f, b)
+	}
+	if f == floor {
 		return
 	}
-	floor = bytes
+	floor = f
 	if !started {
 		started = true
 		base = debug.SetGCPercent(100)
 		debug.SetGCPercent(base)
 		percent = base
-		if base < 0 {
-			return
+		if base >= 0 {
+			hook()
 		}
-		hook()
 	}
-	tuneLocked()
+	if base >= 0 {
+		tuneLocked()
+	}
 }
 
 // sentinel is garbage whose finalizer runs once after each collection.
@@ -113,4 +154,15 @@ func tuneLocked() {
 		percent = p
 		debug.SetGCPercent(p)
 	}
+}
+
+// Held is the number of holds in force (for tests).
+func Held() int {
+	mu.Lock()
+	defer mu.Unlock()
+	n := 0
+	for _, k := range held {
+		n += k
+	}
+	return n
 }
