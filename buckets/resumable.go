@@ -33,9 +33,9 @@ import (
 // its first chunk. That update goes to the store while the append's last
 // chunks are inserted, naming them (Pending): a record whose named chunks
 // are not all stored is read at the offset before them. The upload's last
-// chunk is stored short, as a file's is. A long append records its offset as whole chunks are stored (every
-// ResumableProgress bytes), so that a gateway killed in the middle loses
-// at most that much of it.
+// chunk is stored short, as a file's is. A long append records its offset
+// as whole chunks are stored (every ResumableProgress bytes), so that a
+// gateway killed in the middle loses at most that much of it.
 
 // ResumableSuffix names the collection of a bucket's resumable uploads:
 // <bucket>.uploads. No GridFS tool reads it.
@@ -427,11 +427,11 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	cs := int64(rec.ChunkSize)
 	var done *Resumable
 	var pending *PendingChunks
-	var tried int64 // the offset the record update asked for, once sent
+	sent, tried := false, int64(0) // the record update went out, for offset tried
 	// commit checks what arrived and records the new offset: after the
 	// last chunk is stored when the upload completes, else while the last
 	// chunks are inserted (end not nil), naming them in the record (see
-	// checkPending). The record is where the time of a small append goes.
+	// checkPending).
 	commit := func(n int64, tail []byte, end *chunker.End) error {
 		if err := ready(); err != nil {
 			return err
@@ -468,7 +468,7 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 		// at: the offset the record holds now, this append's progress if
 		// any; or already the new one, when a try landed but its reply
 		// was lost.
-		tried = next.Offset
+		sent, tried = true, next.Offset
 		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, next.Offset}}}}},
 			bson.D{{Key: "$set", Value: bson.D{
 				{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
@@ -485,7 +485,7 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 		return nil
 	}
 	committed, commitErr, err := b.appendChunks(ctx, rec, src, h, progress, ready, &at, commit)
-	if err != nil && committed && pending != nil && tried > 0 {
+	if err != nil && committed && pending != nil && sent {
 		// The last chunks failed while the record may say they are stored.
 		if ferr := b.fallBack(context.WithoutCancel(ctx), id, tried, pending); ferr != nil && lock != nil {
 			lock.keepUntilExpiry()
@@ -561,9 +561,8 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 // calls commit with how many bytes it took and the bytes past the last
 // whole chunk when they are not stored (the upload goes on): after the
 // last insert when the upload completes, else alongside it (see
-// chunker.Writer.CloseWholeWith). It returns how far past rec.Offset it
-// recorded the offset as it went, whether commit was called and its error,
-// and the chunks' error. The record's tail starts the first chunk; with
+// chunker.Writer.CloseWholeWith). It returns whether commit was called,
+// its error, and the chunks' error. The record's tail starts the first chunk; with
 // progress, the record's offset moves as batches of whole chunks are
 // stored, and *at with it.
 func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool, ready func() error,
