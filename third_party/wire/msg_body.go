@@ -93,8 +93,11 @@ func readMessage(r *bufio.Reader, recycle bool) (*MsgHeader, MsgBody, func(), er
 	var release func()
 
 	if recycle && n >= RecycledMessageMin {
+		// a buffer too small, or more than twice the message (which a command that keeps part
+		// of its message, such as a cursor's filter, would hold on to), is left to the collector:
+		// given back, it would be taken first again
 		p, _ := messageBuffers.Get().(*[]byte)
-		if p == nil || cap(*p) < n {
+		if p == nil || cap(*p) < n || cap(*p) > 2*n {
 			p = new([]byte)
 			*p = make([]byte, n)
 		}
