@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
+	"github.com/gridfsd/gridfsd/internal/gcfloor"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -45,10 +46,30 @@ func (b *Bucket) ChunkSize() int {
 }
 
 // Download is an open file: its files document and a seekable reader of
-// its content.
+// its content. Until it is closed the process may hold more garbage over a
+// small heap (DownloadGCFloor).
 type Download struct {
 	*chunker.Reader
-	File *File
+	File    *File
+	release func() // the floor's hold, once
+}
+
+// DownloadGCFloor is the garbage the process may hold between two
+// collections while it serves downloads, however small its live heap
+// (internal/gcfloor). A download makes a byte of garbage per byte it
+// sends (the MongoDB driver reads every reply of chunks into a new
+// buffer) while it keeps a few chunks alive, so without a floor Go's
+// collector ran every 4 MB sent: a third of the gateway's CPU on a GET
+// (docs/BENCHMARKS.md, "Reads and the garbage collector"). Every door's
+// downloads hold it, through Open; uploads, whose memory the collector
+// follows as GOGC says, are left as they were.
+const DownloadGCFloor = 16 << 20
+
+// Close closes the reader and gives back the floor's hold.
+func (d *Download) Close() error {
+	err := d.Reader.Close()
+	d.release()
+	return err
 }
 
 // Stat returns the files document with _id id, or ErrFileNotFound, also
@@ -160,7 +181,7 @@ func (b *Bucket) Open(ctx context.Context, f *File) (*Download, error) {
 	}
 	r.ShareReadahead(b.db.downloads)
 	r.ShareCache(b.db.cache)
-	return &Download{Reader: r, File: f}, nil
+	return &Download{Reader: r, File: f, release: gcfloor.Hold(DownloadGCFloor)}, nil
 }
 
 // OpenID opens the file with _id id; see Stat and Open.

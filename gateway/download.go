@@ -14,7 +14,6 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
-	"github.com/gridfsd/gridfsd/internal/gcfloor"
 	"github.com/labstack/echo/v4"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -66,17 +65,6 @@ func (h *handler) getByID(c echo.Context) error {
 	return h.serveFile(c, b, f)
 }
 
-// downloadGCFloor is the garbage the process may hold between two
-// collections while it serves downloads, however small its live heap
-// (internal/gcfloor). A download makes a byte of garbage per byte it
-// sends (the MongoDB driver reads every reply of chunks into a new
-// buffer) while it keeps a few chunks alive, so without a floor Go's
-// collector ran every 4 MB sent: a third of the gateway's CPU on a GET
-// (docs/BENCHMARKS.md, "Reads and the garbage collector"). Held by
-// downloads only, so uploads, whose memory the collector follows as
-// GOGC says, are left as they were.
-const downloadGCFloor = 16 << 20
-
 // serveFile sets the headers that describe f and hands its content to
 // http.ServeContent, which answers ranges, multiple ranges, If-Range,
 // If-None-Match, If-Modified-Since and If-Match from them.
@@ -88,12 +76,8 @@ func (h *handler) serveFile(c echo.Context, b *buckets.Bucket, f *buckets.File) 
 		return err
 	}
 	content := &body{d: d, metrics: h.metrics}
-	// While it runs, the process may hold more garbage over a small heap
-	// (downloadGCFloor).
-	release := gcfloor.Hold(downloadGCFloor)
 	defer func() {
 		d.Close()
-		release()
 		h.metrics.downloads.StoreBytes.Add(float64(d.Fetched()))
 	}()
 
