@@ -215,15 +215,7 @@ func TestDeleteLeavesDataUndecoded(t *testing.T) {
 // an inclusion and twice for an exclusion, which is also what a find without projection is.
 func TestProjectionLeavesDataUncopied(t *testing.T) {
 	ctx := context.Background()
-	s, err := Start(Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	chunks := connect(t, s).Database("test").Collection("fs.chunks")
-	if _, err := chunks.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, chunks := chunksCollection(t, false)
 	const n, size = 128, 255 << 10
 	id := bson.NewObjectID()
 	data := make([]byte, size)

@@ -104,6 +104,26 @@ func connect(t *testing.T, s *Store) *mongo.Client {
 	return c
 }
 
+// chunksCollection starts a store of its own for t (closed when t ends) and
+// returns it with its collection test.fs.chunks, which has the {files_id,
+// n} index of every GridFS chunks collection, unique if asked.
+func chunksCollection(t *testing.T, unique bool) (*Store, *mongo.Collection) {
+	t.Helper()
+	s, err := Start(Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	chunks := connect(t, s).Database("test").Collection("fs.chunks")
+	if _, err := chunks.Indexes().CreateOne(context.Background(), mongo.IndexModel{
+		Keys:    bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}},
+		Options: options.Index().SetUnique(unique),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s, chunks
+}
+
 // checkFixtureFiles downloads every file of the manifest through the Go
 // driver's GridFS and compares it byte for byte (by SHA-256 and length).
 func checkFixtureFiles(t *testing.T, db *mongo.Database, files []fixtureFile) {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -17,15 +16,7 @@ import (
 // live heap is a few chunks, and every chunk read is 255 KiB of garbage.
 func TestReadsCollectRarely(t *testing.T) {
 	ctx := context.Background()
-	s, err := Start(Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	chunks := connect(t, s).Database("test").Collection("fs.chunks")
-	if _, err := chunks.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, chunks := chunksCollection(t, false)
 	const n, size, run = 128, 255 << 10, 8
 	id := bson.NewObjectID()
 	data := make([]byte, size)

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -78,18 +77,7 @@ func roundTrip(conn net.Conn, msg []byte, n int32) error {
 // use after it would show).
 func TestInsertsRecycleMessages(t *testing.T) {
 	ctx := context.Background()
-	s, err := Start(Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	chunks := connect(t, s).Database("test").Collection("fs.chunks")
-	if _, err := chunks.Indexes().CreateOne(ctx, mongo.IndexModel{
-		Keys:    bson.D{{Key: "files_id", Value: 1}, {Key: "n", Value: 1}},
-		Options: options.Index().SetUnique(true),
-	}); err != nil {
-		t.Fatal(err)
-	}
+	s, chunks := chunksCollection(t, true)
 	addr := strings.TrimSuffix(strings.TrimPrefix(s.URI(), "mongodb://"), "/")
 
 	const size, perInsert = 255 << 10, 4
