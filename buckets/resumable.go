@@ -426,13 +426,15 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 	progress := opts.Checksum == nil && opts.Expect >= 0 && (limit < 0 || opts.Expect <= limit)
 	cs := int64(rec.ChunkSize)
 	var done *Resumable
+	// pending names the chunks a record update for offset tried did not
+	// wait for, once it went out: if they fail, the record goes back.
 	var pending *PendingChunks
-	sent, tried := false, int64(0) // the record update went out, for offset tried
+	var tried int64
 	// commit checks what arrived and records the new offset: after the
 	// last chunk is stored when the upload completes, else while the last
 	// chunks are inserted (end not nil), naming them in the record (see
 	// checkPending).
-	commit := func(n int64, tail []byte, end *chunker.End) error {
+	commit := func(n int64, end *chunker.End) error {
 		if err := ready(); err != nil {
 			return err
 		}
@@ -450,15 +452,20 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 				return fmt.Errorf("%w: the body's is %x", ErrChecksumMismatch, got)
 			}
 		}
-		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-		if err != nil {
-			return err
-		}
-		if end != nil && int64(end.Last) >= end.Stored/cs {
-			pending = &PendingChunks{From: int32(end.Stored / cs), Last: end.Last, Offset: end.Stored, Hash: end.StoredHash}
-		}
 		next := *rec
-		next.Offset, next.Hash, next.Tail, next.Writing, next.Pending = rec.Offset+n, state, tail, false, pending
+		next.Offset, next.Writing = rec.Offset+n, false
+		if end != nil {
+			next.Hash, next.Tail = end.Hash, end.Tail
+			if int64(end.Last) >= end.Stored/cs {
+				next.Pending = &PendingChunks{From: int32(end.Stored / cs), Last: end.Last, Offset: end.Stored, Hash: end.StoredHash}
+			}
+		} else {
+			state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+			if err != nil {
+				return err
+			}
+			next.Hash, next.Tail, next.Pending = state, nil, nil
+		}
 		next.Expires = time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)
 		if next.Complete() {
 			if err := b.finishResumable(ctx, &next, h.Sum(nil)); err != nil {
@@ -468,7 +475,7 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 		// at: the offset the record holds now, this append's progress if
 		// any; or already the new one, when a try landed but its reply
 		// was lost.
-		sent, tried = true, next.Offset
+		pending, tried = next.Pending, next.Offset
 		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: id}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{at, next.Offset}}}}},
 			bson.D{{Key: "$set", Value: bson.D{
 				{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
@@ -484,8 +491,8 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 		done = &next
 		return nil
 	}
-	committed, commitErr, err := b.appendChunks(ctx, rec, src, h, progress, ready, &at, commit)
-	if err != nil && committed && pending != nil && sent {
+	commitErr, err := b.appendChunks(ctx, rec, src, h, progress, ready, &at, commit)
+	if err != nil && pending != nil {
 		// The last chunks failed while the record may say they are stored.
 		if ferr := b.fallBack(context.WithoutCancel(ctx), id, tried, pending); ferr != nil && lock != nil {
 			lock.keepUntilExpiry()
@@ -558,15 +565,14 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 }
 
 // appendChunks stores src after rec.Offset, adding its bytes to h, and
-// calls commit with how many bytes it took and the bytes past the last
-// whole chunk when they are not stored (the upload goes on): after the
-// last insert when the upload completes, else alongside it (see
-// chunker.Writer.CloseWholeWith). It returns whether commit was called,
-// its error, and the chunks' error. The record's tail starts the first chunk; with
-// progress, the record's offset moves as batches of whole chunks are
+// calls commit with how many bytes it took: after the last insert when the
+// upload completes, else alongside it with where the content ends (see
+// chunker.Writer.CloseWholeWith). It returns commit's error, if it was
+// called, and the chunks' error. The record's tail starts the first chunk;
+// with progress, the record's offset moves as batches of whole chunks are
 // stored, and *at with it.
 func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader, h hash.Hash, progress bool, ready func() error,
-	at *int64, commit func(n int64, tail []byte, end *chunker.End) error) (committed bool, commitErr, err error) {
+	at *int64, commit func(n int64, end *chunker.End) error) (commitErr, err error) {
 	cs := int64(rec.ChunkSize)
 	k, p := rec.Offset/cs, rec.Offset%cs
 	var head []byte
@@ -578,15 +584,15 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 		// A record written before tails moved into it: its short last
 		// chunk is completed in place.
 		if err := ready(); err != nil {
-			return false, nil, err
+			return nil, err
 		}
 		m, err := b.completeStoredChunk(ctx, rec, src, h)
 		if err != nil {
-			return false, nil, err
+			return nil, err
 		}
 		if p+m < cs {
 			// The body ended inside the chunk.
-			return true, commit(m, nil, nil), nil
+			return commit(m, nil), nil
 		}
 		n = m
 		k++
@@ -622,38 +628,37 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 	}
 	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, opts)
 	if err != nil {
-		return false, nil, err
+		return nil, err
 	}
 	if len(head) > 0 {
 		if _, err := w.Write(head); err != nil {
 			w.Abort()
-			return false, nil, err
+			return nil, err
 		}
 	}
 	m, err := w.ReadFrom(b.db.guardSpace(src))
 	if err != nil {
 		w.Abort()
-		return false, nil, full(err)
+		return nil, full(err)
 	}
 	if rec.Length >= 0 && rec.Offset+n+m >= rec.Length {
 		// The last chunk is stored short, as a file's is, before the
 		// upload commits.
 		if err := w.Close(); err != nil {
 			w.Abort()
-			return false, nil, full(err)
+			return nil, full(err)
 		}
-		return true, commit(n+m, nil, nil), nil
+		return commit(n+m, nil), nil
 	}
 	// The record can fall back only to an offset whose hash state it
 	// knows: not to one inside the record's tail (see End.Stored).
-	_, commitErr, err = w.CloseWholeWith(rec.Offset, func(end chunker.End) error {
-		committed = true
-		return commit(n+m, end.Tail, &end)
+	commitErr, err = w.CloseWholeWith(rec.Offset, func(end chunker.End) error {
+		return commit(n+m, &end)
 	})
 	if err != nil {
-		return committed, commitErr, full(err)
+		return commitErr, full(err)
 	}
-	return committed, commitErr, nil
+	return commitErr, nil
 }
 
 // completeStoredChunk appends src to the short last chunk of rec stored as

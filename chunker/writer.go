@@ -370,28 +370,28 @@ type End struct {
 // caller goes back to End.Stored, and commit must record enough for a
 // crash in between to be noticed (chunks missing before End.Last).
 //
-// When the inserts succeed the writer closes with every chunk kept, even if
-// commit failed (it may have landed). When the last insert fails while
+// The bytes past the last whole chunk, which CloseWhole returns, are
+// End.Tail. When the inserts succeed the writer closes with every chunk
+// kept, even if commit failed (it may have landed). When the last insert fails while
 // commit runs, the writer keeps the chunks before it, removes its own, and
 // returns err. When an insert fails before commit, commit is not called.
-func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (tail []byte, commitErr, err error) {
+func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (commitErr, err error) {
 	if err := w.usable(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if w.buf == nil {
 		w.newBatch()
 	}
 	if w.batchState == nil {
-		return nil, nil, w.fail(fmt.Errorf("chunker: CloseWholeWith needs a hash that marshals its state"))
+		return nil, w.fail(fmt.Errorf("chunker: CloseWholeWith needs a hash that marshals its state"))
 	}
 	end := End{Length: w.length, Stored: w.batchStart, StoredHash: w.batchState}
 	if rest := len(w.buf) % w.chunkSize; rest > 0 {
-		tail = append([]byte(nil), w.buf[len(w.buf)-rest:]...)
+		end.Tail = append([]byte(nil), w.buf[len(w.buf)-rest:]...)
 		w.buf = w.buf[:len(w.buf)-rest]
 	}
-	end.Tail = tail
 	if end.Hash, err = w.hash.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
-		return nil, nil, w.fail(err)
+		return nil, w.fail(err)
 	}
 	end.Last = w.next + int32(chunkCount(int64(len(w.buf)), w.chunkSize)) - 1
 	overlap := len(w.buf) > 0 && end.Stored >= from
@@ -399,33 +399,33 @@ func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (tail []byte
 	before := len(w.ids)
 	if len(w.buf) > 0 {
 		if err := w.flush(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if !overlap {
 		if err := w.wait(); err != nil {
-			return nil, nil, w.fail(err)
+			return nil, w.fail(err)
 		}
-		end.Stored = end.Length - int64(len(tail))
+		end.Stored = end.Length - int64(len(end.Tail))
 		end.StoredHash = nil
 	}
 	// every insert before the last one is stored before commit (with
 	// InsertsInFlight above one, flush leaves the one before in flight)
 	for len(w.inflight) > 1 {
 		if err := w.waitOldest(); err != nil {
-			return nil, nil, w.fail(err)
+			return nil, w.fail(err)
 		}
 	}
 	commitErr = commit(end)
 	if err := w.wait(); err != nil {
 		w.kept = max(w.kept, before)
-		return nil, commitErr, w.fail(err)
+		return commitErr, w.fail(err)
 	}
 	putBuffer(w.buf)
 	w.buf = nil
 	w.closed = true
 	w.leave()
-	return tail, commitErr, nil
+	return commitErr, nil
 }
 
 // Abort stops the upload and removes every chunk it wrote. It is safe

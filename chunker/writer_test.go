@@ -365,12 +365,12 @@ func TestWriterCloseWholeWith(t *testing.T) {
 			t.Fatal(err)
 		}
 		var end chunker.End
-		tail, commitErr, err := w.CloseWholeWith(tc.from, func(e chunker.End) error {
+		commitErr, err := w.CloseWholeWith(tc.from, func(e chunker.End) error {
 			end = e
 			return errors.New("commit failed")
 		})
-		if err != nil || commitErr == nil || !bytes.Equal(tail, data[700:]) {
-			t.Fatalf("from %d: tail of %d bytes, commit %v, %v", tc.from, len(tail), commitErr, err)
+		if err != nil || commitErr == nil || !bytes.Equal(end.Tail, data[700:]) {
+			t.Fatalf("from %d: tail of %d bytes, commit %v, %v", tc.from, len(end.Tail), commitErr, err)
 		}
 		if end.Length != 750 || !bytes.Equal(end.Hash, state(750)) || !bytes.Equal(end.Tail, data[700:]) ||
 			end.Stored != tc.stored || !bytes.Equal(end.StoredHash, tc.storedHash) || end.Last != 6 {
@@ -395,7 +395,7 @@ func TestWriterCloseWholeWith(t *testing.T) {
 		t.Fatal(err)
 	}
 	committed := false
-	_, commitErr, err := w.CloseWholeWith(0, func(chunker.End) error { committed = true; return nil })
+	commitErr, err := w.CloseWholeWith(0, func(chunker.End) error { committed = true; return nil })
 	if err == nil || commitErr != nil || !committed {
 		t.Fatalf("last insert taken: commit called %v (%v), %v", committed, commitErr, err)
 	}
@@ -528,7 +528,7 @@ func TestWriterCloseWholeWithWaitsForEarlierBatches(t *testing.T) {
 		if _, err := w.Write(data); err != nil {
 			t.Fatal(err)
 		}
-		_, commitErr, err := w.CloseWholeWith(0, func(e chunker.End) error {
+		commitErr, err := w.CloseWholeWith(0, func(e chunker.End) error {
 			if n := countChunks(t, chunks, "f"); n < e.Stored/100 {
 				t.Errorf("round %d: %d chunks stored when commit ran, End.Stored %d", round, n, e.Stored)
 			}
