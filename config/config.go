@@ -48,6 +48,7 @@ const (
 	KeyChunkCacheSize    = "chunk-cache-size"
 	KeyUploadExpiry      = "upload-expiry"
 	KeyMinFreeSpace      = "min-free-space"
+	KeyEmbeddedPageSize  = "embedded-page-size"
 	KeyS3Domain          = "s3-domain"
 
 	// Nested keys, set in a config file (or GRIDFSD_AUTH_SIGNING_KEY etc.).
@@ -90,6 +91,7 @@ type Config struct {
 	ChunkCacheSize       int64         // bytes of chunks downloads share; 0 keeps none
 	UploadExpiry         time.Duration // resumable (tus) uploads idle this long are removed
 	MinFreeSpace         int64         // embedded store: uploads are refused (507) before free disk falls below it
+	EmbeddedPageSize     int64         // embedded store: SQLite page size of its databases (embedded.Config.PageSize)
 	S3Domain             string        // virtual-hosted-style S3 addressing under this domain; empty: path-style only
 	PublicACLs           bool          // canned ACLs may make buckets and objects public (auth.public_acls)
 
@@ -138,6 +140,7 @@ var defaults = map[string]any{
 	KeyChunkCacheSize:       "64MiB",
 	KeyUploadExpiry:         "24h",
 	KeyMinFreeSpace:         "128MiB",
+	KeyEmbeddedPageSize:     "32KiB",
 	KeyS3Domain:             "",
 	KeyAuthPublicACLs:       true,
 }
@@ -167,7 +170,7 @@ var keys = []string{
 	KeyReadHeaderTimeout, KeyIdleTimeout, KeyShutdownTimeout, KeyLogLevel, KeyLogFormat, KeyPrefix, KeyQuiet,
 	KeyMaxConcurrentUploads, KeyMaxHeaderBytes, KeyRequestTimeout, KeySweepInterval, KeySweepGrace,
 	KeyS3Listen, KeyS3MultipartExpiry, KeyS3Domain, KeyExpirySweepInterval, KeyLifecycleDebugDay, KeyChunkCacheSize, KeyUploadExpiry, KeyMinFreeSpace,
-	KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife, KeyAuthPublicACLs,
+	KeyEmbeddedPageSize, KeyAuthTokens, KeyAuthAnonymousRead, KeyAuthSigningKey, KeyAuthMaxSignedLife, KeyAuthPublicACLs,
 	KeyTLSCert, KeyTLSKey, KeyCORSOrigins,
 }
 
@@ -305,6 +308,11 @@ func Load(v *viper.Viper) (Config, error) {
 	}
 	if c.MinFreeSpace, err = ParseSize(v.GetString(KeyMinFreeSpace)); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", KeyMinFreeSpace, err))
+	}
+	if c.EmbeddedPageSize, err = ParseSize(v.GetString(KeyEmbeddedPageSize)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", KeyEmbeddedPageSize, err))
+	} else if n := c.EmbeddedPageSize; n < 512 || n > 64<<10 || n&(n-1) != 0 {
+		errs = append(errs, fmt.Errorf("%s: %d bytes is not an SQLite page size (a power of two from 512B to 64KiB)", KeyEmbeddedPageSize, n))
 	}
 	for _, a := range []struct{ key, addr string }{{KeyListen, c.Listen}, {KeyEmbeddedListen, c.EmbeddedListen}} {
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {

@@ -50,7 +50,7 @@ auth:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != "127.0.0.1:9001" || c.DataDir != "/var/lib/gridfsd" || c.MaxUploadSize != 2<<30 {
+	if c.Listen != "127.0.0.1:9001" || c.DataDir != "/var/lib/gridfsd" || c.MaxUploadSize != 2<<30 || c.EmbeddedPageSize != 32<<10 {
 		t.Errorf("config = %+v", c)
 	}
 	if len(c.Auth.Tokens) != 1 || c.Auth.Tokens[0].Access != auth.Write || c.Auth.AnonymousRead[0] != "public" || c.Auth.SigningKey == "" {
@@ -74,6 +74,7 @@ func TestInvalidValuesNameTheirKey(t *testing.T) {
 		"GRIDFSD_SWEEP_GRACE":          "x",
 		"GRIDFSD_REQUEST_TIMEOUT":      "1 hour",
 		"GRIDFSD_TLS_CERT":             "cert.pem",
+		"GRIDFSD_EMBEDDED_PAGE_SIZE":   "3000",
 	} {
 		t.Run(key, func(t *testing.T) {
 			t.Setenv(key, val)

@@ -50,6 +50,7 @@ not for production.`,
 				config.KeySweepInterval, config.KeySweepGrace, config.KeyTLSCert, config.KeyTLSKey,
 				config.KeyS3Listen, config.KeyS3MultipartExpiry, config.KeyS3Domain,
 				config.KeyExpirySweepInterval, config.KeyLifecycleDebugDay, config.KeyChunkCacheSize, config.KeyUploadExpiry, config.KeyMinFreeSpace,
+				config.KeyEmbeddedPageSize,
 			} {
 				a.bind(cmd.Flags().Lookup(k))
 			}
@@ -83,6 +84,7 @@ not for production.`,
 	durationFlag(f, config.KeyLifecycleDebugDay, "FOR TESTING ONLY: a lifecycle rule's day lasts this long (0s: 24h), as Ceph RGW's rgw_lc_debug_interval")
 	durationFlag(f, config.KeyUploadExpiry, "remove resumable (tus) uploads with no PATCH for this long, with their chunks")
 	sizeFlag(f, config.KeyMinFreeSpace, "embedded store: refuse uploads (507) before free disk space falls below this, so deletes still work on a full disk; 0 disables")
+	sizeFlag(f, config.KeyEmbeddedPageSize, "embedded store: SQLite page size of its databases, a power of two from 512B to 64KiB; 4KiB stores files under 64 KiB in about 15% less disk at about 60% more store CPU per byte of large files; a change converts the databases at the next start (docs/DEPLOYMENT.md)")
 	f.String(config.KeyS3Domain, "", "serve virtual-hosted-style S3 requests to <bucket>.<domain> (path-style works always)")
 	f.String(config.KeyLogLevel, def(config.KeyLogLevel), "log level: debug, info, warn or error")
 	f.String(config.KeyLogFormat, def(config.KeyLogFormat), "log format: text or json")
@@ -307,7 +309,8 @@ func (m *Main) startEmbedded() (*embedded.Store, error) {
 		Notices: m.Logger.With("component", "embedded-store"),
 		// A quarter of the reserve, as most 64 MiB: deleting a file
 		// writes a few pages per chunk to SQLite's log.
-		Ballast: min(c.MinFreeSpace/4, 64<<20),
+		Ballast:  min(c.MinFreeSpace/4, 64<<20),
+		PageSize: c.EmbeddedPageSize,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the embedded store: %w", err)

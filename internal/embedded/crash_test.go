@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +33,10 @@ const newKeyMarker = `->>'$."$s".p."`
 // it names and reports how far it got.
 const upgradeChildEnv = "GRIDFSD_TEST_UPGRADE_CHILD_DIR"
 
+// childPageSizeEnv is the page size (Config.PageSize) the child opens its
+// data directory with; unset, the default.
+const childPageSizeEnv = "GRIDFSD_TEST_UPGRADE_CHILD_PAGE_SIZE"
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(upgradeChildEnv); dir != "" {
 		os.Exit(upgradeChild(dir))
@@ -42,7 +47,8 @@ func TestMain(m *testing.M) {
 // upgradeChild opens the store on dir; unless the upgrade knob blocks it on
 // the way, it says so and stops.
 func upgradeChild(dir string) int {
-	s, err := Start(Config{DataDir: dir})
+	size, _ := strconv.ParseInt(os.Getenv(childPageSizeEnv), 10, 64)
+	s, err := Start(Config{DataDir: dir, PageSize: size})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gridfsd-upgrade-child:", err)
 		return 1

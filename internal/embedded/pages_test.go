@@ -3,7 +3,10 @@ package embedded
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,5 +64,130 @@ func TestNewDatabaseHasLargePages(t *testing.T) {
 	size, wal := sqliteHeader(t, filepath.Join(dir, "pages.sqlite"))
 	if size != 32768 || !wal {
 		t.Errorf("new database: page size %d, WAL %v; want 32768, true", size, wal)
+	}
+}
+
+// CheckPageSize takes SQLite's page sizes and 0 (the default) only.
+func TestCheckPageSize(t *testing.T) {
+	for size, ok := range map[int64]bool{0: true, 512: true, 4096: true, 32768: true, 65536: true, 256: false, 3000: false, 131072: false, -4096: false} {
+		if err := CheckPageSize(size); (err == nil) != ok {
+			t.Errorf("CheckPageSize(%d) = %v, want ok %v", size, err, ok)
+		}
+	}
+	if _, err := Start(Config{DataDir: t.TempDir(), PageSize: 3000}); err == nil {
+		t.Error("a store started with 3000-byte pages")
+	}
+}
+
+// startWithPages starts a store on dir with pages of size (0: the default) and connects to its
+// database test; stop disconnects and stops the store.
+func startWithPages(t *testing.T, dir string, size int64) (db *mongo.Database, stop func()) {
+	t.Helper()
+	s, err := Start(Config{DataDir: dir, PageSize: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s)
+	return c.Database("test"), func() {
+		c.Disconnect(context.Background())
+		s.Close()
+	}
+}
+
+// checkPages fails t unless the database file at path has pages of size, WAL and incremental
+// vacuum, and no conversion copy beside it.
+func checkPages(t *testing.T, path string, size int) {
+	t.Helper()
+	if got, wal := sqliteHeader(t, path); got != size || !wal || !incrementalVacuum(t, path) {
+		t.Errorf("page size %d, WAL %v, incremental vacuum %v; want %d, true, true", got, wal, incrementalVacuum(t, path), size)
+	}
+	if left, _ := filepath.Glob(path + ".converting*"); len(left) > 0 {
+		t.Errorf("left %v", left)
+	}
+}
+
+// A store started with another page size than its databases have converts them (fork item
+// 19's conversion): 32 KiB pages to 4 KiB and back, every file read back byte for byte each
+// time. Without Config.PageSize the databases keep 32 KiB pages.
+func TestPageSizeConverts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "test.sqlite")
+	ctx := context.Background()
+	files := map[string][]byte{}
+	for i, size := range []int64{0, 4096, 0} {
+		db, stop := startWithPages(t, dir, size)
+		b := db.GridFSBucket()
+		for name, want := range files {
+			var got bytes.Buffer
+			if _, err := b.DownloadToStreamByName(ctx, name, &got); err != nil {
+				t.Fatalf("start %d: %s: %v", i, name, err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("start %d: %s read back %d bytes, not the %d written", i, name, got.Len(), len(want))
+			}
+		}
+		data := make([]byte, 300<<10+i*5000)
+		rand.Read(data)
+		name := fmt.Sprintf("f%d.bin", i)
+		if _, err := b.UploadFromStream(ctx, name, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		files[name] = data
+		stop()
+		want := int(size)
+		if size == 0 {
+			want = DefaultPageSize
+		}
+		checkPages(t, path, want)
+	}
+}
+
+// TestPageSizeConversionSurvivesKill kills the store with SIGKILL while it converts a database
+// of 32 KiB pages to 4 KiB ones: mid-copy and after the copy took the old file's name. The file is
+// the old one, unchanged, or the converted one, whole; started again with 4 KiB pages, the store
+// reads every file back byte for byte.
+func TestPageSizeConversionSurvivesKill(t *testing.T) {
+	const fixture = "v2-613c51d"
+	files := readManifest(t, fixture)
+	for _, point := range []string{"copying", "renamed"} {
+		t.Run(point, func(t *testing.T) {
+			dir := copyFixture(t, fixture)
+			path := filepath.Join(dir, "test.sqlite")
+			_, stop := startWithPages(t, dir, 0) // the release's 4 KiB pages become 32 KiB ones
+			stop()
+			checkPages(t, path, DefaultPageSize)
+			padDatabase(t, path)
+			original := fileSum(t, path)
+			t.Setenv(childPageSizeEnv, "4096")
+			if !killChildAt(t, dir, convertPauseEnv+"="+point, "gridfsd-convert-paused "+point) {
+				t.Fatalf("the conversion did not reach %s", point)
+			}
+			switch point {
+			case "copying":
+				if fileSum(t, path) != original {
+					t.Error("killed while copying: the old database changed")
+				}
+				if _, err := os.Stat(path + ".converting"); err != nil {
+					t.Errorf("killed while copying: no copy: %v", err)
+				}
+			case "renamed":
+				if size, _ := sqliteHeader(t, path); size != 4096 {
+					t.Errorf("killed after the rename: page size %d, want 4096", size)
+				}
+				sdb, err := sql.Open("sqlite", "file:"+path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var check string
+				if err := sdb.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+					t.Errorf("killed after the rename: integrity check %q, %v", check, err)
+				}
+				sdb.Close()
+			}
+			db, stop := startWithPages(t, dir, 4096)
+			checkFixtureFiles(t, db, files)
+			stop()
+			checkPages(t, path, 4096)
+		})
 	}
 }
