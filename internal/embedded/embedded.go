@@ -152,6 +152,8 @@ func Start(cfg Config) (*Store, error) {
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + dir + "/" + pageSizeQuery(cfg.PageSize),
 		Logger:    logger,
+		// the conversions' progress and warnings: the data directory's reports
+		NoticeLogger: cfg.logger(),
 
 		DisablePushdown:  cfg.disablePushdown,
 		KeepBinaryInText: cfg.keepBinaryInText,

@@ -8,8 +8,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -83,7 +85,13 @@ func TestCheckPageSize(t *testing.T) {
 // database test; stop disconnects and stops the store.
 func startWithPages(t *testing.T, dir string, size int64) (db *mongo.Database, stop func()) {
 	t.Helper()
-	s, err := Start(Config{DataDir: dir, PageSize: size})
+	return startWithPagesNotices(t, dir, size, io.Discard)
+}
+
+// startWithPagesNotices is startWithPages with the store's notices (Config.Notices) written to w.
+func startWithPagesNotices(t *testing.T, dir string, size int64, w io.Writer) (db *mongo.Database, stop func()) {
+	t.Helper()
+	s, err := Start(Config{DataDir: dir, PageSize: size, Notices: slog.New(slog.NewTextHandler(w, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +123,8 @@ func TestPageSizeConverts(t *testing.T) {
 	ctx := context.Background()
 	files := map[string][]byte{}
 	for i, size := range []int64{0, 4096, 0} {
-		db, stop := startWithPages(t, dir, size)
+		var notices logBuffer
+		db, stop := startWithPagesNotices(t, dir, size, &notices)
 		b := db.GridFSBucket()
 		for name, want := range files {
 			var got bytes.Buffer
@@ -139,6 +148,12 @@ func TestPageSizeConverts(t *testing.T) {
 			want = DefaultPageSize
 		}
 		checkPages(t, path, want)
+		if i > 0 {
+			from := map[int]int{4096: DefaultPageSize, DefaultPageSize: 4096}[want] // the start before's
+			if says := fmt.Sprintf("Converting %s from %d-byte to %d-byte pages", path, from, want); !strings.Contains(notices.String(), says) {
+				t.Errorf("start %d: the notices do not say %q:\n%s", i, says, notices.String())
+			}
+		}
 	}
 }
 

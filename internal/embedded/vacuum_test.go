@@ -9,10 +9,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -310,5 +312,48 @@ func checkpointFile(t *testing.T, path string) {
 	var busy, logged, done int
 	if err := db.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &done); err != nil || busy != 0 {
 		t.Fatalf("checkpoint: busy %d, %v", busy, err)
+	}
+}
+
+// logBuffer is a log's text, written by any goroutine.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The conversions of a data directory written by an earlier release report to Config.Notices
+// (gridfsd serve's log at its level), not to Config.Logger (the store's own log, of which serve
+// shows errors only): the copy with the new pages and the documents' rewrite, begun and done.
+// Before fork item 43 they went to the store's log, and serve's showed none of them.
+func TestConversionIsReported(t *testing.T) {
+	dir := copyFixture(t, "v2-613c51d")
+	var notices logBuffer
+	s, err := Start(Config{DataDir: dir, Notices: slog.New(slog.NewTextHandler(&notices, nil)), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFixtureFiles(t, connect(t, s).Database("test"), readManifest(t, "v2-613c51d"))
+	s.Close()
+	for _, want := range []string{
+		"Converting " + filepath.Join(dir, "test.sqlite") + " to give freed space back",
+		"Converted " + filepath.Join(dir, "test.sqlite") + " in ",
+		"documents of test.fs.chunks to keep binary data as bytes",
+		"documents of test.fs.chunks in ",
+	} {
+		if !strings.Contains(notices.String(), want) {
+			t.Errorf("the notices do not say %q:\n%s", want, notices.String())
+		}
 	}
 }

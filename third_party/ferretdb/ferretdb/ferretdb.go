@@ -39,6 +39,12 @@ type Config struct {
 	// Logger to use; if nil, `slog.Default()` is used.
 	Logger *slog.Logger
 
+	// NoticeLogger receives the reports on the data directory: the conversions of databases and
+	// documents written by earlier releases (their progress, and the warnings that one could not
+	// run, such as too little free disk) and failures of the background vacuum. Nil: Logger.
+	// gridfsd patch (PATCHES.md item 43).
+	NoticeLogger *slog.Logger
+
 	// Handler to use; only `sqlite` is kept in this fork.
 	Handler string
 
@@ -122,6 +128,7 @@ func New(config *Config) (*FerretDB, error) {
 
 	h, closeBackend, err := registry.NewHandler(config.Handler, &registry.NewHandlerOpts{
 		Logger:        logger,
+		NoticeLogger:  config.NoticeLogger,
 		ConnMetrics:   metrics.ConnMetrics,
 		StateProvider: sp,
 		TCPHost:       config.Listener.TCP,

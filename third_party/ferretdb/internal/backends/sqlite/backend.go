@@ -39,6 +39,7 @@ type backend struct {
 type NewBackendParams struct {
 	URI       string
 	L         *slog.Logger
+	Notices   *slog.Logger // gridfsd patch (PATCHES.md item 43): the data directory's reports; nil: L
 	P         *state.Provider
 	BatchSize int
 
@@ -50,7 +51,11 @@ type NewBackendParams struct {
 
 // NewBackend creates a new Backend.
 func NewBackend(params *NewBackendParams) (backends.Backend, error) {
-	r, err := metadata.NewRegistry(params.URI, params.BatchSize, params.L, params.P, params.KeepBinaryInText)
+	notices := params.Notices
+	if notices == nil {
+		notices = params.L
+	}
+	r, err := metadata.NewRegistry(params.URI, params.BatchSize, params.L, notices, params.P, params.KeepBinaryInText)
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ var registry = map[string]newHandlerFunc{}
 type NewHandlerOpts struct {
 	// for all backends
 	Logger        *slog.Logger
+	NoticeLogger  *slog.Logger // gridfsd patch (PATCHES.md item 43); nil: Logger
 	ConnMetrics   *connmetrics.ConnMetrics
 	StateProvider *state.Provider
 	TCPHost       string

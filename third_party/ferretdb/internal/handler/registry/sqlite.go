@@ -29,6 +29,7 @@ func init() {
 		b, err := sqlite.NewBackend(&sqlite.NewBackendParams{
 			URI:       opts.SQLiteURL,
 			L:         logging.WithName(opts.Logger, "sqlite"),
+			Notices:   opts.NoticeLogger,
 			P:         opts.StateProvider,
 			BatchSize: opts.BatchSize,
 

@@ -57,6 +57,7 @@ const (
 type Registry struct {
 	p         *pool.Pool
 	l         *slog.Logger
+	notices   *slog.Logger // the data directory's reports (gridfsd patch, PATCHES.md item 43)
 	BatchSize int
 
 	// rw protects colls but also acts like a global lock for the whole registry.
@@ -83,8 +84,11 @@ func (r *Registry) Inline(c *Collection) func(string) bool {
 }
 
 // NewRegistry creates a registry for SQLite databases in the directory specified by SQLite URI.
-func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider, keepBinaryInText bool) (*Registry, error) {
-	p, initDBs, err := pool.New(u, l, sp)
+//
+// Notices receives the reports on the data directory: conversions and their warnings, vacuum failures
+// (gridfsd patch, PATCHES.md item 43).
+func NewRegistry(u string, batchSize int, l, notices *slog.Logger, sp *state.Provider, keepBinaryInText bool) (*Registry, error) {
+	p, initDBs, err := pool.New(u, l, notices, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +96,7 @@ func NewRegistry(u string, batchSize int, l *slog.Logger, sp *state.Provider, ke
 	r := &Registry{
 		p:         p,
 		l:         l,
+		notices:   notices,
 		BatchSize: batchSize,
 		colls:     map[string]map[string]*Collection{},
 

@@ -211,7 +211,7 @@ func (r *Registry) convertRows(ctx context.Context, dbName string, db *fsql.DB) 
 		// freed: room for a few batches of GridFS chunks, and for what the store writes next.
 		if dir := r.p.Dir(); dir != "" {
 			if free, err := r.p.DiskFree(); err == nil && free < convertRowsMargin {
-				r.l.WarnContext(ctx, fmt.Sprintf(
+				r.notices.WarnContext(ctx, fmt.Sprintf(
 					"%d documents of %s.%s keep binary data as base64 text (a third larger): converting them needs "+
 						"%d MiB free on the disk of %s, %d MiB available; free some space and restart (docs/DEPLOYMENT.md)",
 					total, dbName, c.Name, convertRowsMargin>>20, dir, free>>20))
@@ -220,7 +220,7 @@ func (r *Registry) convertRows(ctx context.Context, dbName string, db *fsql.DB) 
 			}
 		}
 
-		r.l.InfoContext(ctx, fmt.Sprintf("Converting %d documents of %s.%s to keep binary data as bytes", total, dbName, c.Name))
+		r.notices.InfoContext(ctx, fmt.Sprintf("Converting %d documents of %s.%s to keep binary data as bytes", total, dbName, c.Name))
 
 		inline := r.Inline(c)
 		start, logged := time.Now(), time.Now()
@@ -298,7 +298,7 @@ func (r *Registry) convertRows(ctx context.Context, dbName string, db *fsql.DB) 
 			if err != nil {
 				var se *sqlite3.Error
 				if errors.As(err, &se) && se.Code() == sqlite3lib.SQLITE_FULL {
-					r.l.WarnContext(ctx, fmt.Sprintf(
+					r.notices.WarnContext(ctx, fmt.Sprintf(
 						"The disk of %s filled while converting %s.%s (%d of %d documents done, the rest keep binary data "+
 							"as base64 text); free some space and restart (docs/DEPLOYMENT.md)", r.p.Dir(), dbName, c.Name, done, total))
 
@@ -318,12 +318,12 @@ func (r *Registry) convertRows(ctx context.Context, dbName string, db *fsql.DB) 
 
 			if time.Since(logged) >= 5*time.Second {
 				logged = time.Now()
-				r.l.InfoContext(ctx, fmt.Sprintf("Converting %s.%s: %d of %d documents (%d%%) in %s",
+				r.notices.InfoContext(ctx, fmt.Sprintf("Converting %s.%s: %d of %d documents (%d%%) in %s",
 					dbName, c.Name, done, total, done*100/total, time.Since(start).Round(time.Second)))
 			}
 		}
 
-		r.l.InfoContext(ctx, fmt.Sprintf("Converted %d documents of %s.%s in %s", done, dbName, c.Name, time.Since(start).Round(time.Millisecond)))
+		r.notices.InfoContext(ctx, fmt.Sprintf("Converted %d documents of %s.%s in %s", done, dbName, c.Name, time.Since(start).Round(time.Millisecond)))
 		r.SpaceFreed()
 	}
 

@@ -78,7 +78,7 @@ func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.D
 			}
 
 			upgraded++
-			r.l.InfoContext(ctx, "Upgrading index to numeric keys", "db", dbName, "collection", c.Name, "index", index.Name)
+			r.notices.InfoContext(ctx, "Upgrading index to numeric keys", "db", dbName, "collection", c.Name, "index", index.Name)
 
 			err = db.InTransaction(ctx, func(tx *fsql.Tx) error {
 				if _, err := tx.ExecContext(ctx, fmt.Sprintf("DROP INDEX IF EXISTS %q", c.TableName+"_"+index.Name)); err != nil {
@@ -98,7 +98,7 @@ func (r *Registry) upgradeIndexes(ctx context.Context, dbName string, db *fsql.D
 			upgradePause("committed", upgraded)
 
 			if err != nil {
-				r.l.WarnContext(
+				r.notices.WarnContext(
 					ctx, "Index keeps its old definition", "db", dbName, "collection", c.Name, "index", index.Name,
 					"error", err,
 				)

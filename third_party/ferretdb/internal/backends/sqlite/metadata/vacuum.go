@@ -80,7 +80,7 @@ func (r *Registry) startVacuum() {
 				}
 
 				if err := r.vacuumDB(ctx, name, db); err != nil && ctx.Err() == nil {
-					r.l.WarnContext(ctx, "Incremental vacuum failed", slog.String("db", name), slog.String("error", err.Error()))
+					r.notices.WarnContext(ctx, "Incremental vacuum failed", slog.String("db", name), slog.String("error", err.Error()))
 				}
 			}
 		}

@@ -72,18 +72,22 @@ func convertAutoVacuum(path string, pageSize int64, l *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Dir(path), err)
 	}
+	// what the conversion is for (a database of incremental vacuum only changes its page size)
+	state, why := "keeps freed space in its file (auto_vacuum=NONE)", fmt.Sprintf("to give freed space back (auto_vacuum=INCREMENTAL, %d-byte pages)", pageSize)
+	if mode == 2 {
+		state = fmt.Sprintf("has %d-byte pages, not the %d of the store's settings, and keeps them", oldPageSize, pageSize)
+		why = fmt.Sprintf("from %d-byte to %d-byte pages", oldPageSize, pageSize)
+	}
 	if avail < need+convertMargin {
 		l.Warn(fmt.Sprintf(
-			"%s keeps freed space in its file (auto_vacuum=NONE): converting it to give space back "+
-				"needs %s free on its disk, %s available; free some space and restart (docs/DEPLOYMENT.md)",
-			path, bytesText(need+convertMargin), bytesText(avail)),
+			"%s %s: converting it needs %s free on its disk, %s available; free some space and restart (docs/DEPLOYMENT.md)",
+			path, state, bytesText(need+convertMargin), bytesText(avail)),
 			slog.String("file", path), logErr(ErrNoSpace))
 		return nil
 	}
 
 	start := time.Now()
-	l.Info(fmt.Sprintf("Converting %s to give freed space back (auto_vacuum=INCREMENTAL, %d-byte pages): "+
-		"copying %s, the old file is kept until the copy is complete", path, pageSize, bytesText(need)),
+	l.Info(fmt.Sprintf("Converting %s %s: copying %s, the old file is kept until the copy is complete", path, why, bytesText(need)),
 		slog.String("file", path))
 
 	done := make(chan struct{})

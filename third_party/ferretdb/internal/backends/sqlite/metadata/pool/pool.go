@@ -68,7 +68,9 @@ type Pool struct {
 //
 // The returned map is the initial set of existing databases.
 // It should not be modified.
-func New(u string, l *slog.Logger, sp *state.Provider) (*Pool, map[string]*fsql.DB, error) {
+//
+// The conversions of databases written before report to notices (gridfsd patch, PATCHES.md item 43).
+func New(u string, l, notices *slog.Logger, sp *state.Provider) (*Pool, map[string]*fsql.DB, error) {
 	uri, err := parseURI(u)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to parse SQLite URI %q: %s", u, err)
@@ -103,7 +105,7 @@ func New(u string, l *slog.Logger, sp *state.Provider) (*Pool, map[string]*fsql.
 		// gridfsd patch (PATCHES.md, "space given back")
 		if !p.autoVacuum() {
 			// the URI chose a vacuum mode
-		} else if err := convertAutoVacuum(f, pageSize(p.uri.Query()), l); err != nil {
+		} else if err := convertAutoVacuum(f, pageSize(p.uri.Query()), notices); err != nil {
 			p.Close()
 			return nil, nil, lazyerrors.Error(err)
 		}

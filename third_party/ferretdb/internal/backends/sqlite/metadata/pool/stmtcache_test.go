@@ -24,7 +24,7 @@ func testDB(t testing.TB) *fsql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := New("file:"+t.TempDir()+"/", slog.Default(), sp)
+	p, _, err := New("file:"+t.TempDir()+"/", slog.Default(), slog.Default(), sp)
 	if err != nil {
 		t.Fatal(err)
 	}
