@@ -20,6 +20,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,10 @@ type DB struct {
 	// writes admits one writer at a time (gridfsd, PATCHES.md item 24): its waiters queue in
 	// order, so that none times out in SQLite's busy handler while others keep the lock.
 	writes chan struct{}
+
+	// ckpt checkpoints the log in the background, or is nil (PATCHES.md item 51, StartCheckpoints).
+	ckpt            *checkpointer
+	checkpointsMade atomic.Int64
 }
 
 // WrapDB creates a new DB.
@@ -70,6 +75,7 @@ func WrapDB(db *sql.DB, name string, l *slog.Logger) *DB {
 
 // Close calls [*sql.DB.Close].
 func (db *DB) Close() error {
+	db.stopCheckpoints()
 	resource.Untrack(db, db.token)
 	return db.sqlDB.Close()
 }
@@ -160,6 +166,9 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
 
 	res, err := db.sqlDB.ExecContext(ctx, query, args...)
+	if err == nil {
+		db.committed()
+	}
 
 	if res != nil {
 		ra, _ := res.RowsAffected()
@@ -225,6 +234,8 @@ func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) 
 	}
 
 	done = true
+
+	db.committed()
 
 	return
 }

@@ -83,8 +83,22 @@ func openDB(name, uri string, memory, autoVacuum bool, l *slog.Logger, sp *state
 		}
 	}
 
-	return fsql.WrapDB(db, name, l), nil
+	fdb := fsql.WrapDB(db, name, l)
+
+	// gridfsd patch (PATCHES.md item 51): writers do not wait for checkpoints
+	if !memory {
+		if err = fdb.StartCheckpoints(checkpointRestartBytes); err != nil {
+			_ = fdb.Close()
+			return nil, lazyerrors.Error(err)
+		}
+	}
+
+	return fdb, nil
 }
+
+// checkpointRestartBytes is how long the write-ahead log grows before the background checkpoint
+// lets it start over (PATCHES.md item 51): SQLite's default, 1,000 pages, at 32 KiB pages.
+const checkpointRestartBytes = 32 << 20
 
 // setAutoVacuum gives a new, empty database auto_vacuum=INCREMENTAL (gridfsd, PATCHES.md "space
 // given back"); the pragma and the VACUUM that applies it must run on one connection.

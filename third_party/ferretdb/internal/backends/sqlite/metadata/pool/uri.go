@@ -97,11 +97,15 @@ const defaultPageSize = 32768
 
 // setDefaultValue sets default query parameters.
 func setDefaultValues(values url.Values) {
-	var busyTimeout, journalMode, pageSize bool
+	var busyTimeout, journalMode, pageSize, autoCheckpoint bool
 
 	for _, v := range values["_pragma"] {
 		if strings.HasPrefix(v, "busy_timeout") {
 			busyTimeout = true
+		}
+
+		if strings.HasPrefix(v, "wal_autocheckpoint") {
+			autoCheckpoint = true
 		}
 
 		if strings.HasPrefix(v, "journal_mode") {
@@ -134,6 +138,13 @@ func setDefaultValues(values url.Values) {
 
 	if !journalMode && !values.Has("_journal_mode") {
 		values.Set("_journal_mode", "wal")
+	}
+
+	// gridfsd patch (PATCHES.md item 51): the log is checkpointed in the background
+	// (fsql.DB.StartCheckpoints); a writer checkpoints only when that falls behind by four times
+	// what it lets the log grow to.
+	if !autoCheckpoint {
+		values.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", 4*checkpointRestartBytes/defaultPageSize))
 	}
 
 	// gridfsd patch (PATCHES.md, "space given back"): upstream added auto_vacuum(none) here; new
