@@ -513,6 +513,18 @@ type Upload struct {
 	unchecked  int64 // bytes written since the last look at the free space
 }
 
+// newChunkWriter is chunker.NewWriter into b's chunks, with the uploads'
+// budget. On a store whose durability is ordered the chunks go unjournaled:
+// every upload ends with a durable write (a files document, a part's or a
+// resumable upload's record) before it reports them stored, which makes
+// them durable too, and the store syncs its log once instead of once a
+// batch.
+func (b *Bucket) newChunkWriter(ctx context.Context, filesID any, opts chunker.WriterOptions) (*chunker.Writer, error) {
+	opts.Budget = b.db.uploads
+	opts.Unjournaled = b.db.orderedDurability(ctx)
+	return chunker.NewWriter(ctx, b.chunks, filesID, opts)
+}
+
 // OpenUpload starts an upload of a file named filename. It checks the name,
 // chunk size and metadata and ensures the bucket's indexes before anything
 // is written; bad input returns ErrInvalidFilename, ErrInvalidChunkSize or
@@ -568,7 +580,7 @@ func (b *Bucket) OpenUpload(ctx context.Context, filename string, opts UploadOpt
 	} else if !errors.Is(err, ErrFileNotFound) {
 		return nil, err
 	}
-	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: chunkSize, Budget: b.db.uploads})
+	w, err := b.newChunkWriter(ctx, id, chunker.WriterOptions{ChunkSize: chunkSize})
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ type DB struct {
 
 	limits limitsOf // see SetLimits
 
-	types storeTypes // the BSON types the store lacks
+	types storeTypes // what the store told of itself
 
 	log *slog.Logger // nil: slog.Default()
 

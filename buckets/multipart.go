@@ -241,7 +241,7 @@ func (b *Bucket) OpenPart(ctx context.Context, upload string, n int) (*PartUploa
 		return nil, err
 	}
 	id := bson.NewObjectID()
-	w, err := chunker.NewWriter(ctx, b.chunks, id, chunker.WriterOptions{ChunkSize: mu.ChunkSize, Budget: b.db.uploads})
+	w, err := b.newChunkWriter(ctx, id, chunker.WriterOptions{ChunkSize: mu.ChunkSize})
 	if err != nil {
 		return nil, err
 	}

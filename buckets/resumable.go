@@ -598,7 +598,7 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 		k++
 	}
 	opts := chunker.WriterOptions{
-		ChunkSize: rec.ChunkSize, Budget: b.db.uploads, FirstChunk: int32(k), Offset: k * cs,
+		ChunkSize: rec.ChunkSize, FirstChunk: int32(k), Offset: k * cs,
 		// The store is idle from the end of one append to the first
 		// insert of the next: a first batch of one chunk shortens that.
 		FirstBatchBytes: rec.ChunkSize,
@@ -626,7 +626,7 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 			return nil
 		}
 	}
-	w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, opts)
+	w, err := b.newChunkWriter(ctx, rec.FileID, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -885,7 +885,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 			n += p.Length
 		}
 	} else {
-		w, err := chunker.NewWriter(ctx, b.chunks, rec.FileID, chunker.WriterOptions{ChunkSize: rec.ChunkSize, Budget: b.db.uploads, Hash: h})
+		w, err := b.newChunkWriter(ctx, rec.FileID, chunker.WriterOptions{ChunkSize: rec.ChunkSize, Hash: h})
 		if err != nil {
 			return nil, err
 		}

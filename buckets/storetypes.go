@@ -33,36 +33,59 @@ var ferretDBv1Lacks = map[bson.Type]string{
 	bson.TypeUndefined:     "Undefined",
 }
 
-// storeTypes remembers which BSON types a DB's store lacks.
+// storeTypes remembers what a DB's store told of itself: the BSON types
+// it lacks, and whether its durability is ordered.
 type storeTypes struct {
 	mu    sync.Mutex
 	known bool
 	lacks map[bson.Type]string
+	// ordered: a write the store makes durable makes every write it
+	// acknowledged before it durable too (the embedded store says so: its
+	// fork's buildInfo field gridfsdOrderedDurability, PATCHES.md item 50).
+	ordered bool
 }
 
 // storeTypeProbeTimeout bounds the one buildInfo a DB sends to learn its
 // store; on failure the DB assumes the store holds every type (the write
-// then fails as it would have) and asks again next time.
+// then fails as it would have) and that its durability is not ordered, and
+// asks again next time.
 const storeTypeProbeTimeout = 5 * time.Second
 
 // lackedTypes returns the BSON types the store lacks, asking it once.
 func (d *DB) lackedTypes(ctx context.Context) map[bson.Type]string {
+	lacks, _ := d.store(ctx)
+	return lacks
+}
+
+// orderedDurability reports whether the store's durability is ordered
+// (storeTypes.ordered), asking it once. MongoDB does not say so: a sharded
+// cluster's shards keep journals of their own.
+func (d *DB) orderedDurability(ctx context.Context) bool {
+	_, ordered := d.store(ctx)
+	return ordered
+}
+
+// store returns what the store told of itself, asking it once.
+func (d *DB) store(ctx context.Context) (lacks map[bson.Type]string, ordered bool) {
 	d.types.mu.Lock()
 	defer d.types.mu.Unlock()
 	if d.types.known {
-		return d.types.lacks
+		return d.types.lacks, d.types.ordered
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTypeProbeTimeout)
 	defer cancel()
 	info, err := d.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw()
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	d.types.known = true
 	if _, err := info.LookupErr("ferretdbVersion"); err == nil {
 		d.types.lacks = ferretDBv1Lacks
 	}
-	return d.types.lacks
+	if v, err := info.LookupErr("gridfsdOrderedDurability"); err == nil {
+		d.types.ordered, _ = v.BooleanOK()
+	}
+	return d.types.lacks, d.types.ordered
 }
 
 // checkStoreTypes returns sentinel, naming what, if v holds a value of a

@@ -13,6 +13,8 @@ import (
 	"github.com/minio/sha256-simd"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 )
 
 // DefaultBatchBytes is how many bytes of chunks one InsertMany carries at
@@ -107,6 +109,16 @@ type WriterOptions struct {
 	// caller's own preparation of the store then overlaps the reading of
 	// the first batch.
 	Ready func() error
+	// Unjournaled sends the inserts with write concern j: false: the
+	// store may acknowledge them before they are durable, sparing a sync
+	// of its log per batch. Only for a store where a later durable write
+	// makes every write acknowledged before it durable too (one write-ahead
+	// log: the embedded store, a standalone or replica set; not a sharded
+	// cluster, whose shards keep logs of their own), and a caller that
+	// makes one before it reports the content stored: a files document, a
+	// record. CloseWholeWith's last insert, which runs alongside the
+	// caller's record, is journaled.
+	Unjournaled bool
 }
 
 // Writer streams bytes into the chunk documents of one file. Reading the
@@ -124,6 +136,9 @@ type Writer struct {
 	first     int // FirstBatchBytes, until the first batch is taken
 	batchCap  int // bytes in the batch being filled, a multiple of chunkSize
 	budget    *Budget
+	// unjournaled is chunks with write concern j: false, or nil (see
+	// WriterOptions.Unjournaled).
+	unjournaled *mongo.Collection
 
 	hash   hash.Hash
 	length int64
@@ -186,7 +201,7 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 	if h == nil {
 		h = sha256.New()
 	}
-	return &Writer{
+	w := &Writer{
 		ctx:       ctx,
 		chunks:    chunks,
 		filesID:   filesID,
@@ -199,7 +214,11 @@ func NewWriter(ctx context.Context, chunks *mongo.Collection, filesID any, opts 
 		next:      opts.FirstChunk,
 		stored:    opts.Stored,
 		ready:     opts.Ready,
-	}, nil
+	}
+	if opts.Unjournaled {
+		w.unjournaled = chunks.Clone(options.Collection().SetWriteConcern(&writeconcern.WriteConcern{Journal: new(bool)}))
+	}
+	return w, nil
 }
 
 // newBatch takes a buffer for the next batch, sized by the budget's share.
@@ -284,7 +303,7 @@ func (w *Writer) filled(n int) error {
 	w.buf = w.buf[:len(w.buf)+n]
 	w.length += int64(n)
 	if len(w.buf) == w.batchCap {
-		return w.flush()
+		return w.flush(false)
 	}
 	return nil
 }
@@ -297,7 +316,7 @@ func (w *Writer) Close() error {
 	}
 	w.stored = nil // the caller records the end itself
 	if len(w.buf) > 0 {
-		if err := w.flush(); err != nil {
+		if err := w.flush(false); err != nil {
 			return err
 		}
 	}
@@ -326,7 +345,7 @@ func (w *Writer) CloseWhole() ([]byte, error) {
 	}
 	w.stored = nil // the caller records the end itself
 	if len(w.buf) > 0 {
-		if err := w.flush(); err != nil {
+		if err := w.flush(false); err != nil {
 			return nil, err
 		}
 	}
@@ -398,7 +417,9 @@ func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (commitErr, 
 	w.stored = nil // the caller records the end itself
 	before := len(w.ids)
 	if len(w.buf) > 0 {
-		if err := w.flush(); err != nil {
+		// journaled: commit may land first, and the end it records must
+		// not outlive a power loss that these chunks do not
+		if err := w.flush(true); err != nil {
 			return nil, err
 		}
 	}
@@ -468,8 +489,8 @@ type docSet struct {
 
 // flush hands the filled part of buf to an insert, after waiting for the
 // oldest one if InsertsInFlight are in flight, so memory stays at
-// 1+InsertsInFlight batches.
-func (w *Writer) flush() error {
+// 1+InsertsInFlight batches. journaled overrides WriterOptions.Unjournaled.
+func (w *Writer) flush(journaled bool) error {
 	if ready := w.ready; ready != nil {
 		w.ready = nil
 		if err := ready(); err != nil {
@@ -525,6 +546,10 @@ func (w *Writer) flush() error {
 		}
 	}
 	idsEnd := len(w.ids)
+	chunks := w.chunks
+	if w.unjournaled != nil && !journaled {
+		chunks = w.unjournaled
+	}
 	result := make(chan error, 1)
 	w.inflight = append(w.inflight, result)
 	before, settled := w.settled, make(chan bool, 1)
@@ -537,7 +562,7 @@ func (w *Writer) flush() error {
 		// on the server after the cleanup ran, leaving orphans. A batch is
 		// small, so finishing it costs little; the cleanup then sees it.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), batchTimeout)
-		_, err := w.chunks.InsertMany(ctx, docs)
+		_, err := chunks.InsertMany(ctx, docs)
 		cancel()
 		putBuffer(batch)
 		if err != nil {

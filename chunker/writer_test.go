@@ -539,3 +539,79 @@ func TestWriterCloseWholeWithWaitsForEarlierBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterUnjournaled: with Unjournaled every insert asks for no journal
+// (j: false), but CloseWholeWith's last one, which lands alongside the
+// caller's record of the end; without it none does. Every chunk is stored
+// either way.
+func TestWriterUnjournaled(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var concerns []string // of each insert, in order: "j:false", "j:true" or "-"
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName != "insert" {
+			return
+		}
+		concern := "-"
+		if j, err := e.Command.LookupErr("writeConcern", "j"); err == nil {
+			concern = fmt.Sprintf("j:%v", j.Boolean())
+		}
+		mu.Lock()
+		concerns = append(concerns, concern)
+		mu.Unlock()
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database(storetest.DBName())
+	defer db.Drop(ctx)
+	chunks := db.Collection("fs.chunks")
+
+	data := randomBytes(11, 3250) // ten batches of 3 chunks of 100, then 2 chunks and a tail of 50
+	for _, tc := range []struct {
+		name        string
+		unjournaled bool
+		whole       bool // CloseWholeWith, else Close
+		want        string
+	}{
+		{"close", true, false, strings.Repeat("j:false ", 11)},
+		{"close whole with", true, true, strings.Repeat("j:false ", 10) + "-"},
+		{"journaled", false, false, strings.TrimSpace(strings.Repeat("- ", 11))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			concerns = nil
+			mu.Unlock()
+			opts := small
+			opts.Unjournaled = tc.unjournaled
+			w, err := chunker.NewWriter(ctx, chunks, tc.name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			want := int64(33)
+			if tc.whole {
+				commitErr, err := w.CloseWholeWith(0, func(chunker.End) error { return nil })
+				if err != nil || commitErr != nil {
+					t.Fatal(err, commitErr)
+				}
+				want = 32
+			} else if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			got := strings.Join(concerns, " ")
+			mu.Unlock()
+			if got != strings.TrimSpace(tc.want) {
+				t.Errorf("inserts' write concerns: %s; want %s", got, strings.TrimSpace(tc.want))
+			}
+			if n := countChunks(t, chunks, tc.name); n != want {
+				t.Errorf("%d chunks stored; want %d", n, want)
+			}
+		})
+	}
+}

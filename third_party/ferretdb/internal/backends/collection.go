@@ -201,6 +201,11 @@ func (cc *collectionContract) Explain(ctx context.Context, params *ExplainParams
 // InsertAllParams represents the parameters of Collection.InsertAll method.
 type InsertAllParams struct {
 	Docs []*types.Document
+
+	// Unjournaled: the writer asked for no journal (write concern j: false). A backend may then
+	// commit without making the documents durable at once, as long as its next durable commit
+	// makes them durable too (gridfsd, PATCHES.md item 50).
+	Unjournaled bool
 }
 
 // InsertAllResult represents the results of Collection.InsertAll method.

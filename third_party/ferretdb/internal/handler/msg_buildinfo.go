@@ -53,6 +53,11 @@ func (h *Handler) MsgBuildInfo(connCtx context.Context, msg *wire.OpMsg) (*wire.
 				"aggregationStages", aggregationStages,
 			)),
 
+			// gridfsd patch (PATCHES.md item 50): a commit's sync makes every commit before it
+			// durable (one write-ahead log per database, written in order), so a client may insert
+			// with j: false and make the inserts durable with a later journaled write
+			"gridfsdOrderedDurability", true,
+
 			"ok", float64(1),
 		)),
 	)

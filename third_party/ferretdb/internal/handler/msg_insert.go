@@ -144,7 +144,7 @@ func (h *Handler) MsgInsert(connCtx context.Context, msg *wire.OpMsg) (*wire.OpM
 			}
 		}
 
-		if _, err = c.InsertAll(connCtx, &backends.InsertAllParams{Docs: docs}); err == nil {
+		if _, err = c.InsertAll(connCtx, &backends.InsertAllParams{Docs: docs, Unjournaled: params.Unjournaled()}); err == nil {
 			inserted += int32(len(docs))
 
 			if params.Ordered && len(writeErrors) > 0 {
@@ -157,7 +157,8 @@ func (h *Handler) MsgInsert(connCtx context.Context, msg *wire.OpMsg) (*wire.OpM
 		// insert doc one by one upon failing on batch insertion
 		for j, doc := range docs {
 			if _, err = c.InsertAll(connCtx, &backends.InsertAllParams{
-				Docs: []*types.Document{doc},
+				Docs:        []*types.Document{doc},
+				Unjournaled: params.Unjournaled(),
 			}); err == nil {
 				inserted++
 

@@ -173,7 +173,12 @@ func (inlineChanged) Error() string { return "indexes changed" }
 func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.Collection, params *backends.InsertAllParams) error {
 	inline := c.r.Inline(meta)
 
-	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
+	inTransaction := db.InTransaction
+	if params.Unjournaled {
+		inTransaction = db.InUnjournaledTransaction
+	}
+
+	return inTransaction(ctx, func(tx *fsql.Tx) error {
 		// gridfsd patch (PATCHES.md item 42): one INSERT per document, not one per BatchSize of
 		// them. An INSERT of several rows (VALUES (...), (...)) may fail after writing some of
 		// them, so inside a transaction SQLite keeps a statement journal for it: a copy of every

@@ -34,7 +34,7 @@ type InsertParams struct {
 	Ordered    bool         `ferretdb:"ordered,opt"`
 
 	MaxTimeMS                int64           `ferretdb:"maxTimeMS,ignored"`
-	WriteConcern             any             `ferretdb:"writeConcern,ignored"`
+	WriteConcern             *types.Document `ferretdb:"writeConcern,opt"`
 	BypassDocumentValidation bool            `ferretdb:"bypassDocumentValidation,ignored"`
 	Comment                  string          `ferretdb:"comment,ignored"`
 	LSID                     any             `ferretdb:"lsid,ignored"`
@@ -74,4 +74,21 @@ func GetInsertParams(document *types.Document, l *slog.Logger) (*InsertParams, e
 	}
 
 	return &params, nil
+}
+
+// Unjournaled reports whether the write concern asks for no journal (j: false), which a backend
+// may answer with a commit that is not synced at once (gridfsd, PATCHES.md item 50).
+func (p *InsertParams) Unjournaled() bool {
+	if p.WriteConcern == nil {
+		return false
+	}
+
+	j, err := p.WriteConcern.Get("j")
+	if err != nil {
+		return false
+	}
+
+	b, ok := j.(bool)
+
+	return ok && !b
 }

@@ -18,6 +18,7 @@ package fsql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -45,6 +46,9 @@ type DB struct {
 	// writes admits one writer at a time (gridfsd, PATCHES.md item 24): its waiters queue in
 	// order, so that none times out in SQLite's busy handler while others keep the lock.
 	writes chan struct{}
+
+	// unjournaled counts the commits of InUnjournaledTransaction that were not synced.
+	unjournaled atomic.Int64
 
 	// ckpt checkpoints the log in the background, or is nil (PATCHES.md item 51, StartCheckpoints).
 	ckpt            *checkpointer
@@ -193,14 +197,90 @@ func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) 
 	}
 	defer unlock()
 
-	var sqlTx *sql.Tx
-
-	if sqlTx, err = db.sqlDB.BeginTx(ctx, nil); err != nil {
-		err = lazyerrors.Error(err)
-		return
+	sqlTx, err := db.sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		return lazyerrors.Error(err)
 	}
 
-	tx := wrapTx(sqlTx, db.l)
+	if err = runTx(sqlTx, db.l, f); err == nil {
+		db.committed()
+	}
+
+	return err
+}
+
+// InUnjournaledTransaction is InTransaction for a writer that asked for no journal (write concern
+// j: false): its commit is not synced to disk, so a power loss may undo it, but the next synced
+// commit of the database makes it durable, with every commit before it. A process that dies does
+// not undo it.
+//
+// gridfsd patch (PATCHES.md item 50): in WAL mode a commit under synchronous=NORMAL writes its
+// frames to the log without an fsync, and the log is one file written in order whose frames each
+// carry a checksum of every frame before them, so a later fsync of it makes every earlier frame
+// durable as well. The level is the connection's and cannot change inside a transaction, so the
+// transaction runs on a connection of its own, set to NORMAL before it begins and back after.
+func (db *DB) InUnjournaledTransaction(ctx context.Context, f func(*Tx) error) (err error) {
+	unlock, err := db.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	conn, err := db.sqlDB.Conn(ctx)
+	if err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	var level int
+	if err = conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&level); err != nil {
+		conn.Close()
+		return lazyerrors.Error(err)
+	}
+
+	defer func() {
+		// the connection goes back to the pool at its level, or not at all (the transaction's
+		// outcome stands either way): a later transaction on it must not lose its durability
+		if level > synchronousNormal {
+			restore := fmt.Sprintf("PRAGMA synchronous = %d", level)
+			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), restore); rerr != nil {
+				db.l.Warn("fsql: a connection left unsynced is closed", logging.Error(rerr))
+				conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}
+
+		conn.Close()
+	}()
+
+	// a URI may have chosen NORMAL or OFF for every commit already
+	if level > synchronousNormal {
+		if _, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA synchronous = %d", synchronousNormal)); err != nil {
+			return lazyerrors.Error(err)
+		}
+	}
+
+	sqlTx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	if err = runTx(sqlTx, db.l, f); err == nil {
+		db.unjournaled.Add(1)
+		db.committed()
+	}
+
+	return err
+}
+
+// synchronousNormal is SQLite's synchronous=NORMAL.
+const synchronousNormal = 1
+
+// UnjournaledCommits is how many transactions InUnjournaledTransaction committed without a sync.
+func (db *DB) UnjournaledCommits() int64 { return db.unjournaled.Load() }
+
+// runTx runs f in sqlTx and commits, or rolls back if f fails or does not return.
+func runTx(sqlTx *sql.Tx, l *slog.Logger, f func(*Tx) error) (err error) {
+
+	tx := wrapTx(sqlTx, l)
 
 	var done bool
 
@@ -234,8 +314,6 @@ func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) 
 	}
 
 	done = true
-
-	db.committed()
 
 	return
 }
