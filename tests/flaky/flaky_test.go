@@ -124,7 +124,13 @@ func newRigWith(t *testing.T, mon *event.CommandMonitor) *rig {
 	}
 	r.srv = httptest.NewServer(gw.Handler())
 	t.Cleanup(r.srv.Close)
-	r.client = &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	// Beyond the longest a gateway may take to answer when the store stops
+	// answering mid-commit: the files document's write (CommitTimeout), then
+	// the read that tells whether it landed (CommitTimeout again). A reply
+	// later than that is a hang; on a loaded machine the two together took
+	// more than 20 s under "reset mid-reply" (the store's replies, its
+	// heartbeats' too, cut after a few bytes).
+	r.client = &http.Client{Timeout: 2*buckets.CommitTimeout + 10*time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	t.Cleanup(r.client.CloseIdleConnections)
 	return r
 }
