@@ -404,6 +404,22 @@ func TestWriterCloseWholeWith(t *testing.T) {
 	}
 }
 
+// monitoredChunks is a new chunks collection seen through a client that
+// reports its commands to monitor.
+func monitoredChunks(t *testing.T, monitor *event.CommandMonitor) *mongo.Collection {
+	t.Helper()
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := client.Database(storetest.DBName())
+	t.Cleanup(func() {
+		db.Drop(context.Background())
+		client.Disconnect(context.Background())
+	})
+	return db.Collection("fs.chunks")
+}
+
 // TestWriterKeepsInsertsInFlight: the next batch's insert goes out while
 // the one before is being written, at most InsertsInFlight at once (with
 // one, the store sat idle while the driver prepared the next batch), and
@@ -436,14 +452,7 @@ func TestWriterKeepsInsertsInFlight(t *testing.T) {
 			}
 		},
 	}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Disconnect(ctx)
-	db := client.Database(storetest.DBName())
-	defer db.Drop(ctx)
-	chunks := db.Collection("fs.chunks")
+	chunks := monitoredChunks(t, monitor)
 
 	data := randomBytes(7, 24*chunker.DefaultBatchBytes)
 	var lengths []int64
@@ -560,14 +569,7 @@ func TestWriterUnjournaled(t *testing.T) {
 		concerns = append(concerns, concern)
 		mu.Unlock()
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Disconnect(ctx)
-	db := client.Database(storetest.DBName())
-	defer db.Drop(ctx)
-	chunks := db.Collection("fs.chunks")
+	chunks := monitoredChunks(t, monitor)
 
 	data := randomBytes(11, 3250) // ten batches of 3 chunks of 100, then 2 chunks and a tail of 50
 	for _, tc := range []struct {
