@@ -36,9 +36,10 @@ var ferretDBv1Lacks = map[bson.Type]string{
 // storeTypes remembers what a DB's store told of itself: the BSON types
 // it lacks, and whether its durability is ordered.
 type storeTypes struct {
-	mu    sync.Mutex
-	known bool
-	lacks map[bson.Type]string
+	mu      sync.Mutex
+	known   bool
+	probing bool // a buildInfo is on its way: others do not wait for it
+	lacks   map[bson.Type]string
 	// ordered: a write the store makes durable makes every write it
 	// acknowledged before it durable too (the embedded store says so: its
 	// fork's buildInfo field gridfsdOrderedDurability, PATCHES.md item 50).
@@ -65,16 +66,26 @@ func (d *DB) orderedDurability(ctx context.Context) bool {
 	return ordered
 }
 
-// store returns what the store told of itself, asking it once.
+// store returns what the store told of itself, asking it once. While one
+// caller asks, the others get what the DB assumes when the store does not
+// answer, rather than wait: every upload asks (orderedDurability), and a
+// store that is down would otherwise hold each of them up in turn.
 func (d *DB) store(ctx context.Context) (lacks map[bson.Type]string, ordered bool) {
 	d.types.mu.Lock()
-	defer d.types.mu.Unlock()
-	if d.types.known {
+	if d.types.known || d.types.probing {
+		defer d.types.mu.Unlock()
 		return d.types.lacks, d.types.ordered
 	}
+	d.types.probing = true
+	d.types.mu.Unlock()
+
 	ctx, cancel := context.WithTimeout(ctx, storeTypeProbeTimeout)
 	defer cancel()
 	info, err := d.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw()
+
+	d.types.mu.Lock()
+	defer d.types.mu.Unlock()
+	d.types.probing = false
 	if err != nil {
 		return nil, false
 	}
