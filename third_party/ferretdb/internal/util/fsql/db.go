@@ -322,3 +322,31 @@ func runTx(sqlTx *sql.Tx, l *slog.Logger, f func(*Tx) error) (err error) {
 var (
 	_ prometheus.Collector = (*DB)(nil)
 )
+
+// ExecSchema runs a statement that changes the schema (CREATE or DROP of a table or an index) as a
+// writer, on a connection whose copy of the schema is current.
+//
+// gridfsd patch (PATCHES.md item 52): SQLite parses a statement against the schema its connection
+// last read, and checks whether that is current only when the statement runs; "already exists" is
+// decided while parsing. A connection of the pool that sat idle while another dropped a table and
+// created it again (a bucket dropped and created at once) still held the old table's indexes, and
+// the index creation on it failed with "index ... already exists". A read of sqlite_schema first,
+// in the same transaction, finds the schema changed and makes the connection read it again.
+func (db *DB) ExecSchema(ctx context.Context, query string) error {
+	return db.InTransaction(ctx, func(tx *Tx) error {
+		if err := RefreshSchema(ctx, tx); err != nil {
+			return err
+		}
+
+		_, err := tx.ExecContext(ctx, query)
+
+		return err
+	})
+}
+
+// RefreshSchema makes tx's connection read the schema again if it changed since it last did, so
+// that the statements after it in tx are parsed against the current one (see ExecSchema).
+func RefreshSchema(ctx context.Context, tx *Tx) error {
+	var n int
+	return tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n)
+}

@@ -335,7 +335,8 @@ func (r *Registry) collectionCreate(ctx context.Context, params *CollectionCreat
 	// gridfsd patch (PATCHES.md item 23): binary data beside the text
 	q += fmt.Sprintf("%[1]s TEXT NOT NULL CHECK(%[1]s != ''), %[2]s BLOB) STRICT", DefaultColumn, SideColumn)
 
-	if _, err = db.ExecContext(ctx, q); err != nil {
+	// gridfsd patch (PATCHES.md item 52): parsed against the current schema
+	if err = db.ExecSchema(ctx, q); err != nil {
 		return false, lazyerrors.Error(err)
 	}
 
@@ -431,7 +432,7 @@ func (r *Registry) collectionDrop(ctx context.Context, dbName, collectionName st
 	}
 
 	q = fmt.Sprintf("DROP TABLE %q", c.TableName)
-	if _, err := db.ExecContext(ctx, q); err != nil {
+	if err := db.ExecSchema(ctx, q); err != nil {
 		return false, lazyerrors.Error(err)
 	}
 
@@ -521,7 +522,7 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 		next.Indexes = append(next.Indexes, index)
 
 		if c.SameInline(next) {
-			if _, err := db.ExecContext(ctx, q); err != nil {
+			if err := db.ExecSchema(ctx, q); err != nil {
 				_ = r.indexesDrop(ctx, dbName, collectionName, created)
 				return lazyerrors.Error(err)
 			}
@@ -529,6 +530,12 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 			nc := &Collection{Name: c.Name, TableName: c.TableName, Settings: next}
 
 			err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+				// gridfsd patch (PATCHES.md item 52): the CREATE INDEX below is parsed against the
+				// current schema
+				if err := fsql.RefreshSchema(ctx, tx); err != nil {
+					return lazyerrors.Error(err)
+				}
+
 				u := fmt.Sprintf("UPDATE %q SET settings = ? WHERE table_name = ?", metadataTableName)
 				if _, err := tx.ExecContext(ctx, u, next, c.TableName); err != nil {
 					return lazyerrors.Error(err)
@@ -600,7 +607,7 @@ func (r *Registry) indexesDrop(ctx context.Context, dbName, collectionName strin
 		}
 
 		q := fmt.Sprintf("DROP INDEX %q", c.TableName+"_"+name)
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if err := db.ExecSchema(ctx, q); err != nil {
 			return lazyerrors.Error(err)
 		}
 
