@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -123,7 +124,7 @@ func TestPageSizeConverts(t *testing.T) {
 	ctx := context.Background()
 	files := map[string][]byte{}
 	for i, size := range []int64{0, 4096, 0} {
-		var notices logBuffer
+		var notices proctest.Log
 		db, stop := startWithPagesNotices(t, dir, size, &notices)
 		b := db.GridFSBucket()
 		for name, want := range files {

@@ -14,11 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/internal/proctest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -324,31 +324,13 @@ func checkpointFile(t *testing.T, path string) {
 	}
 }
 
-// logBuffer is a log's text, written by any goroutine.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // The conversions of a data directory written by an earlier release report to Config.Notices
 // (gridfsd serve's log at its level), not to Config.Logger (the store's own log, of which serve
 // shows errors only): the copy with the new pages and the documents' rewrite, begun and done.
 // Before fork item 43 they went to the store's log, and serve's showed none of them.
 func TestConversionIsReported(t *testing.T) {
 	dir := copyFixture(t, "v2-613c51d")
-	var notices logBuffer
+	var notices proctest.Log
 	s, err := Start(Config{DataDir: dir, Notices: slog.New(slog.NewTextHandler(&notices, nil)), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
