@@ -49,6 +49,9 @@ type DB struct {
 
 	// unjournaled counts the commits of InUnjournaledTransaction that were not synced.
 	unjournaled atomic.Int64
+	// syncLevel is the connections' synchronous level plus one, 0 until InUnjournaledTransaction
+	// read it.
+	syncLevel atomic.Int32
 
 	// ckpt checkpoints the log in the background, or is nil (PATCHES.md item 51, StartCheckpoints).
 	ckpt            *checkpointer
@@ -231,10 +234,15 @@ func (db *DB) InUnjournaledTransaction(ctx context.Context, f func(*Tx) error) (
 		return lazyerrors.Error(err)
 	}
 
-	var level int
-	if err = conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&level); err != nil {
-		conn.Close()
-		return lazyerrors.Error(err)
+	// every connection opens with the URI's pragmas: the level is read once
+	level := int(db.syncLevel.Load()) - 1
+	if level < 0 {
+		if err = conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&level); err != nil {
+			conn.Close()
+			return lazyerrors.Error(err)
+		}
+
+		db.syncLevel.Store(int32(level) + 1)
 	}
 
 	defer func() {
