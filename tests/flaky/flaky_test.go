@@ -55,6 +55,7 @@ type rig struct {
 	store     *embedded.Store // nil on an external MongoDB
 	storeDir  string
 	storeAddr string
+	lastFault string // the name of the fault started last, for waitReady's report
 }
 
 func freeAddr(t *testing.T) string {
@@ -267,6 +268,15 @@ func (r *rig) faults(restart bool) []fault {
 			return func() { <-done }
 		}})
 	}
+	for i := range fs {
+		name, start := fs[i].name, fs[i].start
+		fs[i].start = func(r *rig, rng *rand.Rand) func() {
+			r.mu.Lock()
+			r.lastFault = name
+			r.mu.Unlock()
+			return start(r, rng)
+		}
+	}
 	return fs
 }
 
@@ -284,7 +294,14 @@ func (r *rig) waitReady() {
 			return
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("the gateway is not ready 60 s after the faults stopped: %d %v %s", res.status, res.err, res.body)
+			// which fault, and where everything waits: the cause is not known yet
+			var dump strings.Builder
+			pprof.Lookup("goroutine").WriteTo(&dump, 1)
+			r.mu.Lock()
+			last := r.lastFault
+			r.mu.Unlock()
+			r.t.Logf("goroutines:\n%s", dump.String())
+			r.t.Fatalf("the gateway is not ready 60 s after the faults stopped (the last: %s): %d %v %s", last, res.status, res.err, res.body)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
