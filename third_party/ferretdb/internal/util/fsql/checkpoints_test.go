@@ -4,9 +4,9 @@ package fsql
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"io"
-	"database/sql"
 	"log/slog"
 	"os"
 	"path/filepath"
