@@ -244,18 +244,17 @@ func (r *rig) faults(restart bool) []fault {
 			return r.proxy.Clear
 		}},
 		{"reset all at a random moment", func(r *rig, rng *rand.Rand) func() {
-			t := time.AfterFunc(time.Duration(rng.IntN(60))*time.Millisecond, r.proxy.ResetAll)
-			return func() { t.Stop() }
+			return after(time.Duration(rng.IntN(60))*time.Millisecond, r.proxy.ResetAll)
 		}},
 		{"black hole", func(r *rig, rng *rand.Rand) func() {
-			on := time.AfterFunc(time.Duration(rng.IntN(40))*time.Millisecond, func() { r.proxy.BlackHole(true) })
-			off := time.AfterFunc(time.Duration(300+rng.IntN(900))*time.Millisecond, func() { r.proxy.BlackHole(false) })
-			return func() { on.Stop(); off.Stop(); r.proxy.Clear() }
+			on := after(time.Duration(rng.IntN(40))*time.Millisecond, func() { r.proxy.BlackHole(true) })
+			off := after(time.Duration(300+rng.IntN(900))*time.Millisecond, func() { r.proxy.BlackHole(false) })
+			return func() { on(); off(); r.proxy.Clear() }
 		}},
 		{"store down", func(r *rig, rng *rand.Rand) func() {
-			on := time.AfterFunc(time.Duration(rng.IntN(40))*time.Millisecond, func() { r.proxy.Refuse(true) })
-			off := time.AfterFunc(time.Duration(200+rng.IntN(800))*time.Millisecond, func() { r.proxy.Refuse(false) })
-			return func() { on.Stop(); off.Stop(); r.proxy.Clear() }
+			on := after(time.Duration(rng.IntN(40))*time.Millisecond, func() { r.proxy.Refuse(true) })
+			off := after(time.Duration(200+rng.IntN(800))*time.Millisecond, func() { r.proxy.Refuse(false) })
+			return func() { on(); off(); r.proxy.Clear() }
 		}},
 	}
 	if restart && r.store != nil {
@@ -280,6 +279,31 @@ func (r *rig) faults(restart bool) []fault {
 	return fs
 }
 
+// after runs f in its own goroutine after d, unless the function it
+// returns is called first; that function returns once f has returned, if
+// it had started, and f never runs after it. (time.Timer.Stop does not
+// wait for a function it could not stop, nor keep one that has fired but
+// not yet run from running later: a fault's start that came after the
+// Clear of its stop left the proxy refusing connections, or swallowing
+// them, for good, and the gateway never ready again.)
+func after(d time.Duration, f func()) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	t := time.AfterFunc(d, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			f()
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}
+}
+
 // waitReady waits until the gateway answers /readyz with 200.
 func (r *rig) waitReady() {
 	r.t.Helper()
@@ -301,10 +325,38 @@ func (r *rig) waitReady() {
 			last := r.lastFault
 			r.mu.Unlock()
 			r.t.Logf("goroutines:\n%s", dump.String())
+			r.t.Logf("gateway log:\n%s", r.logs.String())
+			r.t.Logf("diagnosis: %s", r.diagnose())
 			r.t.Fatalf("the gateway is not ready 60 s after the faults stopped (the last: %s): %d %v %s", last, res.status, res.err, res.body)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// diagnose pings the store with new clients, through the proxy and
+// straight, and with the gateway's own client.
+func (r *rig) diagnose() string {
+	ping := func(what string, c *mongo.Client) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := c.Ping(ctx, nil)
+		return fmt.Sprintf("%s: %v in %v; ", what, err, time.Since(start))
+	}
+	out := ping("the gateway's client", r.db.Database().Client())
+	for _, target := range []string{r.proxy.Addr(), r.storeAddr} {
+		if target == "" {
+			continue
+		}
+		c, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + target + "/?directConnection=true").SetServerSelectionTimeout(3 * time.Second))
+		if err != nil {
+			out += err.Error()
+			continue
+		}
+		out += ping("a new client to "+target, c)
+		c.Disconnect(context.Background())
+	}
+	return out
 }
 
 // TestUploadsUnderFaults: every upload either commits whole (and a 201
