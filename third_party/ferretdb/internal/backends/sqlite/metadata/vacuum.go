@@ -79,9 +79,19 @@ func (r *Registry) startVacuum() {
 					continue
 				}
 
-				if err := r.vacuumDB(ctx, name, db); err != nil && ctx.Err() == nil {
-					r.notices.WarnContext(ctx, "Incremental vacuum failed", slog.String("db", name), slog.String("error", err.Error()))
+				err := r.vacuumDB(ctx, name, db)
+				if err == nil || ctx.Err() != nil {
+					continue
 				}
+
+				// gridfsd patch (PATCHES.md item 53): a database dropped meanwhile was closed under
+				// the vacuum; that is no failure (Drop holds the pool's lock until it is gone)
+				if r.p.GetExisting(ctx, name) != db {
+					delete(r.vacuum.pending, name)
+					continue
+				}
+
+				r.notices.WarnContext(ctx, "Incremental vacuum failed", slog.String("db", name), slog.String("error", err.Error()))
 			}
 		}
 	}()
