@@ -28,21 +28,24 @@ import (
 )
 
 type settings struct {
-	uri          string
-	db           string
-	gridfsd      string
-	runs         int
-	size         int64
-	seekSizes    []int64
-	readSize     int64
-	readers      int
-	readDuration time.Duration
-	memSize      int64
-	memUploads   int
-	memEach      int64
-	storeSize    int64   // bucket size of the "embedded store at scale" group
-	storeFile    int64   // its file size
-	storeScales  []int64 // further bucket sizes for its seek row
+	uri     string
+	db      string
+	gridfsd string
+	runs    int
+	size    int64 // the cli, s3 and dav groups' file
+	// throughputSize is the upload and download groups' file: large
+	// enough that one run takes about a second
+	throughputSize int64
+	seekSizes      []int64
+	readSize       int64
+	readers        int
+	readDuration   time.Duration
+	memSize        int64
+	memUploads     int
+	memEach        int64
+	storeSize      int64   // bucket size of the "embedded store at scale" group
+	storeFile      int64   // its file size
+	storeScales    []int64 // further bucket sizes for its seek row
 	// the viewers group: a popular file
 	viewers          int
 	viewersFile      int64
@@ -86,12 +89,13 @@ func main() {
 func run(args []string, out io.Writer) error {
 	var s settings
 	flag := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var size, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusPatch, tusEach, expiryBatchBytes string
+	var size, throughputSize, seekSize, readSize, memSize, memEach, storeSize, storeFile, storeScales, viewersFile, viewersCache, footprintLarge, tusSize, tusPatch, tusEach, expiryBatchBytes string
 	flag.StringVar(&s.uri, "uri", "", "MongoDB to measure; empty starts the embedded store in a gridfsd serve process of its own, in a temporary directory")
 	flag.StringVar(&s.db, "db", "gridfsd_bench", "database to use (dropped before and after)")
 	flag.StringVar(&s.gridfsd, "gridfsd", "", "gridfsd binary for the gateway rows; empty builds ./cmd/gridfsd")
 	flag.IntVar(&s.runs, "runs", 3, "runs per figure")
-	flag.StringVar(&size, "size", "64MiB", "file size for upload and download throughput")
+	flag.StringVar(&size, "size", "64MiB", "file size of the cli, s3 and dav groups")
+	flag.StringVar(&throughputSize, "throughput-size", "256MiB", "file size of the upload and download groups (their rows interleaved, --runs rounds)")
 	flag.StringVar(&seekSize, "seek-sizes", "100MiB,40MiB", "file sizes for the seek rows, comma-separated")
 	flag.StringVar(&readSize, "read-size", "4MiB", "file size for the concurrent readers")
 	flag.IntVar(&s.readers, "readers", 64, "concurrent range readers")
@@ -130,7 +134,7 @@ func run(args []string, out io.Writer) error {
 	for _, p := range []struct {
 		dst *int64
 		src string
-	}{{&s.size, size}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusPatch, tusPatch}, {&s.tusEach, tusEach}, {&s.expiryBatchBytes, expiryBatchBytes}} {
+	}{{&s.size, size}, {&s.throughputSize, throughputSize}, {&s.readSize, readSize}, {&s.memSize, memSize}, {&s.memEach, memEach}, {&s.storeSize, storeSize}, {&s.storeFile, storeFile}, {&s.viewersFile, viewersFile}, {&s.viewersCache, viewersCache}, {&s.footprintLarge, footprintLarge}, {&s.tusSize, tusSize}, {&s.tusPatch, tusPatch}, {&s.tusEach, tusEach}, {&s.expiryBatchBytes, expiryBatchBytes}} {
 		n, err := config.ParseSize(p.src)
 		if err != nil {
 			return err
@@ -161,6 +165,7 @@ func run(args []string, out io.Writer) error {
 		s.storeSize, s.storeFile, s.storeScales = 6<<20, 2<<20, []int64{3 << 20, 8 << 20}
 		s.seekSizes = []int64{4 << 20}
 		s.runs, s.size, s.readSize, s.memSize, s.memEach = 1, 2<<20, 2<<20, 4<<20, 256<<10
+		s.throughputSize = 2 << 20
 		s.readers, s.readDuration, s.memUploads = 8, 2*time.Second, 4
 		s.expiryFiles = 200
 		s.viewers, s.viewersFile, s.viewersDuration, s.viewersCache = 20, 4<<20, 2*time.Second, 8<<20

@@ -148,17 +148,41 @@ func (b *bench) storeCeiling(ctx context.Context, data *pattern, _ *gateway) err
 	return nil
 }
 
+// interleaved runs rows --runs times each, one of every row per round, the
+// order rotated from round to round, and returns each row's figures by
+// round: a row's neighbours in time are the other rows of its round, so
+// that a ratio taken round for round compares runs that met the same load
+// (another process's build, the store's background checkpoint or vacuum),
+// where rows run one after the other compare different minutes.
+func (b *bench) interleaved(rows ...func(round int) (float64, error)) ([][]float64, error) {
+	out := make([][]float64, len(rows))
+	for round := 0; round < b.s.runs; round++ {
+		for i := range rows {
+			k := (i + round) % len(rows)
+			v, err := rows[k](round)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = append(out[k], v)
+		}
+	}
+	return out, nil
+}
+
+// upload measures one large file's upload through chunker.Writer, the
+// driver's UploadFromStream and an HTTP PUT, interleaved (see interleaved):
+// each a fresh bucket, --throughput-size bytes.
 func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
-	size := b.s.size
+	size := b.s.throughputSize
 	note := human(size)
-	self, gwCPU := b.meter(0), b.meter(gw.cmd.Process.Pid)
-	runs, err := b.repeat(func(int) (float64, error) {
+	writerCPU, driverCPU, gwCPU := b.meter(0), b.meter(0), b.meter(gw.cmd.Process.Pid)
+	writer := func(int) (float64, error) {
 		bk, err := b.fresh(ctx)
 		if err != nil {
 			return 0, err
 		}
-		self.begin()
-		defer self.end(size)
+		writerCPU.begin()
+		defer writerCPU.end(size)
 		start := time.Now()
 		w, err := chunker.NewWriter(ctx, bk.ChunksCollection(), bson.NewObjectID(), chunker.WriterOptions{})
 		if err != nil {
@@ -171,34 +195,21 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 			return 0, err
 		}
 		return mbps(size, time.Since(start)), nil
-	})
-	if err != nil {
-		return err
 	}
-	b.add("upload", "chunker.Writer (direct)", "MB/s", runs, note)
-	b.addCPU("upload", "chunker.Writer (direct)", self, cpuNoteSelf)
-
-	self = b.meter(0)
-	runs, err = b.repeat(func(int) (float64, error) {
+	driver := func(int) (float64, error) {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
 		}
 		gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
-		self.begin()
-		defer self.end(size)
+		driverCPU.begin()
+		defer driverCPU.end(size)
 		start := time.Now()
 		if _, err := gb.UploadFromStream(ctx, "f", data.reader(size)); err != nil {
 			return 0, err
 		}
 		return mbps(size, time.Since(start)), nil
-	})
-	if err != nil {
-		return err
 	}
-	b.add("upload", "driver UploadFromStream", "MB/s", runs, note)
-	b.addCPU("upload", "driver UploadFromStream", self, cpuNoteSelf)
-
-	runs, err = b.repeat(func(int) (float64, error) {
+	put := func(int) (float64, error) {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
 		}
@@ -209,18 +220,28 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 			return 0, err
 		}
 		return mbps(size, time.Since(start)), nil
-	})
+	}
+	runs, err := b.interleaved(writer, driver, put)
 	if err != nil {
 		return err
 	}
-	b.add("upload", "gateway HTTP PUT", "MB/s", runs, note)
+	b.add("upload", "chunker.Writer (direct)", "MB/s", runs[0], note)
+	b.addCPU("upload", "chunker.Writer (direct)", writerCPU, cpuNoteSelf)
+	b.add("upload", "driver UploadFromStream", "MB/s", runs[1], note)
+	b.addCPU("upload", "driver UploadFromStream", driverCPU, cpuNoteSelf)
+	b.add("upload", "gateway HTTP PUT", "MB/s", runs[2], note)
 	b.addCPU("upload", "gateway HTTP PUT", gwCPU, cpuNoteGateway)
+	b.add("upload", "HTTP PUT / driver", "×", ratios(runs[2], runs[1]), "round for round, the rows interleaved")
+	b.add("upload", "chunker.Writer / driver", "×", ratios(runs[0], runs[1]), "round for round, the rows interleaved")
 	b.sha256CPU(data, size)
 	return nil
 }
 
+// download measures one large file's download through the driver's
+// DownloadToStream, chunker.Reader and an HTTP GET, interleaved (see
+// interleaved), --throughput-size bytes.
 func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error {
-	size := b.s.size
+	size := b.s.throughputSize
 	bk, err := b.fresh(ctx)
 	if err != nil {
 		return err
@@ -231,27 +252,20 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 	}
 	note := human(size)
 	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
-	self, gwCPU := b.meter(0), b.meter(gw.cmd.Process.Pid)
-	runs, err := b.repeat(func(int) (float64, error) {
-		self.begin()
-		defer self.end(size)
+	driverCPU, readerCPU, gwCPU := b.meter(0), b.meter(0), b.meter(gw.cmd.Process.Pid)
+	driver := func(int) (float64, error) {
+		driverCPU.begin()
+		defer driverCPU.end(size)
 		start := time.Now()
 		n, err := gb.DownloadToStream(ctx, f.ID, io.Discard)
 		if err != nil || n != size {
 			return 0, fmt.Errorf("driver download: %d bytes, %v", n, err)
 		}
 		return mbps(size, time.Since(start)), nil
-	})
-	if err != nil {
-		return err
 	}
-	b.add("download", "driver DownloadToStream", "MB/s", runs, note)
-	b.addCPU("download", "driver DownloadToStream", self, cpuNoteSelf)
-
-	self = b.meter(0)
-	runs, err = b.repeat(func(int) (float64, error) {
-		self.begin()
-		defer self.end(size)
+	reader := func(int) (float64, error) {
+		readerCPU.begin()
+		defer readerCPU.end(size)
 		start := time.Now()
 		d, err := bk.OpenID(ctx, f.ID)
 		if err != nil {
@@ -263,14 +277,8 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 			return 0, fmt.Errorf("chunker download: %d bytes, %v", n, err)
 		}
 		return mbps(size, time.Since(start)), nil
-	})
-	if err != nil {
-		return err
 	}
-	b.add("download", "chunker.Reader (direct)", "MB/s", runs, note)
-	b.addCPU("download", "chunker.Reader (direct)", self, cpuNoteSelf)
-
-	runs, err = b.repeat(func(int) (float64, error) {
+	get := func(int) (float64, error) {
 		gwCPU.begin()
 		defer gwCPU.end(size)
 		start := time.Now()
@@ -279,12 +287,19 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 			return 0, fmt.Errorf("gateway download: %d bytes, %v", n, err)
 		}
 		return mbps(size, time.Since(start)), nil
-	})
+	}
+	runs, err := b.interleaved(driver, reader, get)
 	if err != nil {
 		return err
 	}
-	b.add("download", "gateway HTTP GET", "MB/s", runs, note)
+	b.add("download", "driver DownloadToStream", "MB/s", runs[0], note)
+	b.addCPU("download", "driver DownloadToStream", driverCPU, cpuNoteSelf)
+	b.add("download", "chunker.Reader (direct)", "MB/s", runs[1], note)
+	b.addCPU("download", "chunker.Reader (direct)", readerCPU, cpuNoteSelf)
+	b.add("download", "gateway HTTP GET", "MB/s", runs[2], note)
 	b.addCPU("download", "gateway HTTP GET", gwCPU, cpuNoteGateway)
+	b.add("download", "HTTP GET / driver", "×", ratios(runs[2], runs[0]), "round for round, the rows interleaved")
+	b.add("download", "chunker.Reader / driver", "×", ratios(runs[1], runs[0]), "round for round, the rows interleaved")
 	return nil
 }
 
