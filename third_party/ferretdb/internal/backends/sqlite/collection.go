@@ -178,7 +178,17 @@ func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.
 		inTransaction = db.InUnjournaledTransaction
 	}
 
-	return inTransaction(ctx, func(tx *fsql.Tx) error {
+	return inTransaction(ctx, func(tx *fsql.Tx) (err error) {
+		// gridfsd patch (PATCHES.md item 60): an unjournaled insert may run in a group of them,
+		// which its failure does not roll back: it deletes the rows it inserted first
+		var rowids []int64
+
+		defer func() {
+			if err != nil && params.Unjournaled {
+				err = undoInserts(ctx, tx, meta.TableName, rowids, err)
+			}
+		}()
+
 		// gridfsd patch (PATCHES.md item 42): one INSERT per document, not one per BatchSize of
 		// them. An INSERT of several rows (VALUES (...), (...)) may fail after writing some of
 		// them, so inside a transaction SQLite keeps a statement journal for it: a copy of every
@@ -193,8 +203,15 @@ func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.
 				return lazyerrors.Error(err)
 			}
 
-			_, err = tx.ExecContext(ctx, q, args...)
+			res, err := tx.ExecContext(ctx, q, args...)
 			release()
+
+			if err == nil && params.Unjournaled {
+				var id int64
+				if id, err = res.LastInsertId(); err == nil {
+					rowids = append(rowids, id)
+				}
+			}
 
 			if err != nil {
 				var se *sqlite3.Error
@@ -218,6 +235,21 @@ func (c *collection) insertAll(ctx context.Context, db *fsql.DB, meta *metadata.
 
 		return nil
 	})
+}
+
+// undoInserts deletes the rows of table with rowids, inserted by an insert that then failed with
+// err, in its transaction (PATCHES.md item 60), and returns err, or err and the delete's failure
+// wrapped in fsql.ErrNotUndone.
+func undoInserts(ctx context.Context, tx *fsql.Tx, table string, rowids []int64, err error) error {
+	q := fmt.Sprintf("DELETE FROM %q WHERE rowid = ?", table)
+
+	for _, id := range rowids {
+		if _, derr := tx.ExecContext(ctx, q, id); derr != nil {
+			return fmt.Errorf("%w (%w: %w)", err, fsql.ErrNotUndone, derr)
+		}
+	}
+
+	return err
 }
 
 // UpdateAll implements backends.Collection interface.

@@ -32,6 +32,19 @@ type Tx struct {
 	sqlTx *sql.Tx
 	l     *slog.Logger
 	token *resource.Token
+
+	// detached runs the statements without their contexts' cancellation (gridfsd, PATCHES.md
+	// item 60): an interrupted statement would roll back a group of unjournaled transactions.
+	detached bool
+}
+
+// statementContext is the context a statement of tx runs with.
+func (tx *Tx) statementContext(ctx context.Context) context.Context {
+	if tx.detached {
+		return context.WithoutCancel(ctx)
+	}
+
+	return ctx
 }
 
 // wrapTx creates new Tx.
@@ -70,7 +83,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 	fields := []any{slog.Any("args", args)}
 	tx.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
 
-	rows, err := tx.sqlTx.QueryContext(ctx, query, args...)
+	rows, err := tx.sqlTx.QueryContext(tx.statementContext(ctx), query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(err))
 	tx.l.With(fields...).DebugContext(ctx, fmt.Sprintf("<<< %s", query))
@@ -85,7 +98,7 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	fields := []any{slog.Any("args", args)}
 	tx.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
 
-	row := tx.sqlTx.QueryRowContext(ctx, query, args...)
+	row := tx.sqlTx.QueryRowContext(tx.statementContext(ctx), query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(row.Err()))
 	tx.l.With(fields...).DebugContext(ctx, fmt.Sprintf("<<< %s", query))
@@ -100,7 +113,7 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	fields := []any{slog.Any("args", args)}
 	tx.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
 
-	res, err := tx.sqlTx.ExecContext(ctx, query, args...)
+	res, err := tx.sqlTx.ExecContext(tx.statementContext(ctx), query, args...)
 
 	if res != nil {
 		ra, _ := res.RowsAffected()
