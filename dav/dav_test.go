@@ -578,3 +578,30 @@ func TestDeleteMarkersHideNames(t *testing.T) {
 		t.Errorf("dav.txt has %d files documents, want its revision and a marker (%v)", n, err)
 	}
 }
+
+// A PUT the store's reserve refuses while it streams is a 507, and leaves
+// nothing: before, the commit that webdav asks for after the failed copy
+// failed in its turn ("chunker: closed"), and that error, a 500, replaced
+// the refusal (tests/disk TestFullDisk, when the disk had a little more
+// room than the reserve as the PUT began).
+func TestPutRefusedWhileStreaming(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := e.db.SetLimits(buckets.Limits{MaxUploadSize: 64 << 20, MaxConcurrentUploads: 4}); err != nil {
+		t.Fatal(err)
+	}
+	e.upload("media", "x", "1", buckets.UploadOptions{})
+	disk := &fillingSpace{}
+	disk.free.Store(1<<30 + 3<<20)
+	e.db.SetDiskSpace(disk, 1<<30)
+	r := e.do("PUT", "/dav/media/big", nil, strings.Repeat("0123456789abcdef", 8<<20/16))
+	if r.status != http.StatusInsufficientStorage {
+		t.Fatalf("PUT of 8 MiB with 3 MiB above the reserve: %d %s, want 507", r.status, r.body)
+	}
+	e.must("GET", "/dav/media/big", nil, "", 404)
+}
+
+// fillingSpace is a store whose room shrinks by a MiB each time it is
+// asked (an upload asks every MiB it writes).
+type fillingSpace struct{ free atomic.Uint64 }
+
+func (s *fillingSpace) FreeBytes() (uint64, error) { return s.free.Add(^uint64(1<<20 - 1)), nil }

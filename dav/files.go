@@ -334,6 +334,7 @@ type writeFile struct {
 
 	mu        sync.Mutex
 	closed    bool
+	failed    error // the write that failed: Close commits nothing then
 	committed *buckets.File
 	props     []webdav.Proppatch
 }
@@ -368,7 +369,20 @@ func openWrite(ctx context.Context, s *Server, b *buckets.Bucket, l loc) (*write
 
 func (w *writeFile) Write(p []byte) (int, error) {
 	n, err := w.up.Write(p)
-	return n, requestOf(w.ctx).fail(err)
+	return n, w.fail(err)
+}
+
+// fail remembers a failed write for Close, and for the request's reply.
+func (w *writeFile) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	w.mu.Lock()
+	if w.failed == nil {
+		w.failed = err
+	}
+	w.mu.Unlock()
+	return requestOf(w.ctx).fail(err)
 }
 
 // ReadFrom streams r into the file's chunks, memory flat however large.
@@ -377,16 +391,20 @@ func (w *writeFile) ReadFrom(r io.Reader) (int64, error) {
 	n, err := w.up.ReadFrom(r)
 	if err != nil {
 		w.up.Abort()
-		return n, requestOf(w.ctx).fail(err)
+		return n, w.fail(err)
 	}
 	if err := w.ctx.Err(); err != nil {
 		w.up.Abort()
-		return n, requestOf(w.ctx).fail(err)
+		return n, w.fail(err)
 	}
 	return n, nil
 }
 
-// Close commits the revision; a failed commit leaves nothing stored.
+// Close commits the revision; a failed commit leaves nothing stored. After
+// a failed write it commits nothing and returns that failure: webdav
+// closes the file before it answers the write's error, and a commit of
+// the aborted upload failed in its turn ("chunker: closed"), an error that
+// replaced the cause in the reply (a 500 for a 507).
 func (w *writeFile) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -395,6 +413,9 @@ func (w *writeFile) Close() error {
 	}
 	w.closed = true
 	defer w.up.Abort()
+	if w.failed != nil {
+		return w.failed
+	}
 	f, err := w.up.Commit()
 	if err != nil {
 		return requestOf(w.ctx).fail(err)
