@@ -40,12 +40,15 @@ type checkpointer struct {
 	commits chan struct{} // a commit happened (capacity 1)
 	stop    context.CancelFunc
 	done    chan struct{}
+	behind  *writeBehind // the log's unsynced writes sent out (item 70), or nil
 }
 
 // StartCheckpoints checkpoints db's write-ahead log in the background from now on, until Close,
 // and lets it start over once it is longer than restartBytes (see above). Its writers should
-// checkpoint only as a last resort (a URI's wal_autocheckpoint well above restartBytes).
-func (db *DB) StartCheckpoints(restartBytes int64) error {
+// checkpoint only as a last resort (a URI's wal_autocheckpoint well above restartBytes). When
+// file, the database's file, is not empty, the log's writes not synced by their commits are sent
+// to the disk as they are made (see writeBehind).
+func (db *DB) StartCheckpoints(restartBytes int64, file string) error {
 	var pageSize int64
 	if err := db.sqlDB.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil {
 		return err
@@ -53,6 +56,9 @@ func (db *DB) StartCheckpoints(restartBytes int64) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	db.ckpt = &checkpointer{commits: make(chan struct{}, 1), stop: cancel, done: make(chan struct{})}
+	if db.ckpt.behind = newWriteBehind(file); db.ckpt.behind != nil {
+		go db.ckpt.behind.loop(ctx)
+	}
 
 	go db.checkpointLoop(ctx, restartBytes/pageSize, max(checkpointCatchUp/pageSize, 1))
 
@@ -79,6 +85,17 @@ func (db *DB) stopCheckpoints() {
 
 	db.ckpt.stop()
 	<-db.ckpt.done
+	db.ckpt.behind.wait()
+}
+
+// WritesStarted is how many times the log's unsynced writes were sent to the disk (see
+// writeBehind).
+func (db *DB) WritesStarted() int64 {
+	if db.ckpt == nil || db.ckpt.behind == nil {
+		return 0
+	}
+
+	return db.ckpt.behind.starts.Load()
 }
 
 // BackgroundCheckpoints is how many checkpoints the checkpointer made.

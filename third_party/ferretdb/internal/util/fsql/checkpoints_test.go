@@ -35,7 +35,7 @@ func TestBackgroundCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	const restart = 2 << 20
-	if err = db.StartCheckpoints(restart); err != nil {
+	if err = db.StartCheckpoints(restart, ""); err != nil {
 		t.Fatal(err)
 	}
 

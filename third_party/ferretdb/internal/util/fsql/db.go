@@ -503,6 +503,10 @@ func (db *DB) endGroup() error {
 	if err == nil {
 		db.groupCommits.Add(1)
 		db.committed()
+
+		if db.ckpt != nil {
+			db.ckpt.behind.unsynced()
+		}
 	}
 
 	return err

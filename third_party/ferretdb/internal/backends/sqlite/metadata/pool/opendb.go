@@ -31,7 +31,7 @@ import (
 // so no validation is needed.
 // One exception is very long full path names for the filesystem,
 // but we don't check it.
-func openDB(name, uri string, memory, autoVacuum bool, l *slog.Logger, sp *state.Provider) (*fsql.DB, error) {
+func openDB(name, uri, file string, memory, autoVacuum bool, l *slog.Logger, sp *state.Provider) (*fsql.DB, error) {
 	// gridfsd patch (PATCHES.md item 30): connections keep their write statements prepared
 	connector, err := newStmtConnector(uri)
 	if err != nil {
@@ -87,7 +87,7 @@ func openDB(name, uri string, memory, autoVacuum bool, l *slog.Logger, sp *state
 
 	// gridfsd patch (PATCHES.md item 51): writers do not wait for checkpoints
 	if !memory {
-		if err = fdb.StartCheckpoints(checkpointRestartBytes); err != nil {
+		if err = fdb.StartCheckpoints(checkpointRestartBytes, file); err != nil {
 			_ = fdb.Close()
 			return nil, lazyerrors.Error(err)
 		}

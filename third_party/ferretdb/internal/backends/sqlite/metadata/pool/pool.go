@@ -110,7 +110,7 @@ func New(u string, l, notices *slog.Logger, sp *state.Provider) (*Pool, map[stri
 			return nil, nil, lazyerrors.Error(err)
 		}
 
-		db, err := openDB(name, uri, p.memory(), p.autoVacuum(), l, p.sp)
+		db, err := openDB(name, uri, f, p.memory(), p.autoVacuum(), l, p.sp)
 		if err != nil {
 			p.Close()
 			return nil, nil, lazyerrors.Error(err)
@@ -233,7 +233,7 @@ func (p *Pool) GetOrCreate(ctx context.Context, name string) (*fsql.DB, bool, er
 	}
 
 	uri := p.databaseURI(name)
-	db, err := openDB(name, uri, p.memory(), p.autoVacuum(), p.l, p.sp)
+	db, err := openDB(name, uri, p.databaseFile(name), p.memory(), p.autoVacuum(), p.l, p.sp)
 	if err != nil {
 		return nil, false, lazyerrors.Errorf("%s: %w", uri, err)
 	}

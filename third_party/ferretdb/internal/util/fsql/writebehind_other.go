@@ -1,0 +1,7 @@
+//go:build !linux
+
+package fsql
+
+const canWriteBehind = false
+
+func (w *writeBehind) start() bool { return false }
