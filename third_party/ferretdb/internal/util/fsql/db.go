@@ -204,9 +204,7 @@ func (db *DB) WithWriteLock(ctx context.Context, f func() error) error {
 	}
 	defer unlock()
 
-	if err = db.endGroup(); err != nil {
-		db.groupLost = err
-	}
+	_ = db.endGroupForNext()
 
 	return f()
 }
@@ -322,7 +320,7 @@ func (db *DB) InUnjournaledTransaction(ctx context.Context, f func(*Tx) error) (
 		case g.broken:
 			// what the group held is lost with it: the caller hears of its own failure, the next
 			// writer of the loss
-			db.groupLost = db.endGroup()
+			_ = db.endGroupForNext()
 		}
 
 		return err
@@ -333,11 +331,7 @@ func (db *DB) InUnjournaledTransaction(ctx context.Context, f func(*Tx) error) (
 	db.unjournaled.Add(1)
 
 	if g.joined >= groupMax {
-		if err = db.endGroup(); err != nil {
-			return err
-		}
-
-		return nil
+		return db.endGroup()
 	}
 
 	g.timer.Reset(groupLinger)
@@ -512,6 +506,18 @@ func (db *DB) endGroup() error {
 	return err
 }
 
+// endGroupForNext is endGroup for a caller that is not the writer the group's durability waits
+// for (a reader, the checkpointer, the group's timer): a failure is also kept for the next writer
+// to report (lockWrites).
+func (db *DB) endGroupForNext() error {
+	err := db.endGroup()
+	if err != nil {
+		db.groupLost = err
+	}
+
+	return err
+}
+
 // dropGroup forgets the open group, rolling back what it has not committed, with the write turn
 // held.
 func (db *DB) dropGroup() {
@@ -537,9 +543,7 @@ func (db *DB) lingered(g *unjournaledGroup) {
 		return
 	}
 
-	if err = db.endGroup(); err != nil {
-		db.groupLost = err
-	}
+	_ = db.endGroupForNext()
 }
 
 // settle commits the open group of unjournaled transactions, if any, for a reader: it then sees
@@ -556,11 +560,7 @@ func (db *DB) settle(ctx context.Context) error {
 	}
 	defer unlock()
 
-	if err = db.endGroup(); err != nil {
-		db.groupLost = err
-	}
-
-	return err
+	return db.endGroupForNext()
 }
 
 // synchronousNormal is SQLite's synchronous=NORMAL.
@@ -574,7 +574,6 @@ func (db *DB) UnjournaledGroups() int64 { return db.groupCommits.Load() }
 
 // runTx runs f in sqlTx and commits, or rolls back if f fails or does not return.
 func runTx(sqlTx *sql.Tx, l *slog.Logger, f func(*Tx) error) (err error) {
-
 	tx := wrapTx(sqlTx, l)
 
 	var done bool
