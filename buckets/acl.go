@@ -176,7 +176,7 @@ func (b *Bucket) SetACL(ctx context.Context, id any, acl string) error {
 	}
 	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
 	if err != nil {
-		return fmt.Errorf("set ACL of %v: %w", id, err)
+		return fmt.Errorf("set ACL of %v: %w", id, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: %v", ErrFileNotFound, id)

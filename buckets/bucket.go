@@ -327,7 +327,7 @@ func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 	res, err := b.files.UpdateMany(ctx, b.live(bson.D{{Key: "filename", Value: old}}, time.Now()),
 		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
 	if err != nil {
-		return fmt.Errorf("rename %q: %w", old, err)
+		return fmt.Errorf("rename %q: %w", old, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: %q in bucket %s", ErrFileNotFound, old, b.name)
@@ -380,15 +380,15 @@ func patchUpdate(name *string, metadata *bson.D) (bson.D, error) {
 // Drop removes the bucket's files, chunks and settings.
 func (b *Bucket) Drop(ctx context.Context) error {
 	if err := b.files.Drop(ctx); err != nil {
-		return fmt.Errorf("drop %s: %w", b.files.Name(), err)
+		return fmt.Errorf("drop %s: %w", b.files.Name(), full(err))
 	}
 	err := b.chunks.Drop(ctx)
 	b.db.cache.InvalidateCollection(b.chunks)
 	if err != nil {
-		return fmt.Errorf("drop %s: %w", b.chunks.Name(), err)
+		return fmt.Errorf("drop %s: %w", b.chunks.Name(), full(err))
 	}
 	if _, err := b.db.db.Collection(SettingsCollection).DeleteOne(ctx, bson.D{{Key: "_id", Value: b.name}}); err != nil {
-		return fmt.Errorf("drop settings of %s: %w", b.name, err)
+		return fmt.Errorf("drop settings of %s: %w", b.name, full(err))
 	}
 	b.db.setEnsured(b.name, false)
 	b.db.setEnsured(b.name+"\x00expiry", false)

@@ -89,14 +89,14 @@ func (b *Bucket) acquireLease(ctx context.Context, id, filename string) (*lease,
 			return l, nil
 		}
 		if !mongo.IsDuplicateKeyError(err) {
-			return nil, fmt.Errorf("lease %q: %w", filename, err)
+			return nil, fmt.Errorf("lease %q: %w", filename, full(err))
 		}
 		// Held: take it over only if its holder let it expire.
 		res, err := l.coll.UpdateOne(ctx,
 			bson.D{{Key: "_id", Value: l.id}, {Key: "expires", Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(time.Now())}}}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "holder", Value: l.holder}, {Key: "expires", Value: expires}}}})
 		if err != nil {
-			return nil, fmt.Errorf("lease %q: %w", filename, err)
+			return nil, fmt.Errorf("lease %q: %w", filename, full(err))
 		}
 		if res.MatchedCount == 1 {
 			return l, nil
@@ -198,7 +198,7 @@ func (u *Upload) Commit() (*File, error) {
 // caller), whatever version it is now: the caller holds its name's lease.
 func (b *Bucket) removeFilesDoc(ctx context.Context, f *File) error {
 	if _, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}}); err != nil {
-		return fmt.Errorf("delete replaced file %v: %w", f.ID, err)
+		return fmt.Errorf("delete replaced file %v: %w", f.ID, full(err))
 	}
 	return nil
 }
@@ -462,7 +462,7 @@ func (b *Bucket) DeleteIf(ctx context.Context, id any, cond Conditions) error {
 	err := b.underLease(ctx, id, cond, nil, func(f *File) (bool, error) {
 		res, err := b.files.DeleteOne(ctx, versionFilter(f))
 		if err != nil {
-			return false, fmt.Errorf("delete file %v: %w", id, err)
+			return false, fmt.Errorf("delete file %v: %w", id, full(err))
 		}
 		return res.DeletedCount == 1, nil
 	})
@@ -588,13 +588,13 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		// newest.
 		if len(older) > 0 {
 			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
-				return gone, fmt.Errorf("delete older revisions of %q: %w", name, err)
+				return gone, fmt.Errorf("delete older revisions of %q: %w", name, full(err))
 			}
 			gone = append(gone, older...)
 		}
 		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
 		if err != nil {
-			return gone, fmt.Errorf("delete file %v: %w", cur.ID, err)
+			return gone, fmt.Errorf("delete file %v: %w", cur.ID, full(err))
 		}
 		if res.DeletedCount == 0 {
 			continue // changed since it was checked: check again

@@ -317,7 +317,7 @@ func (d *DB) saveSettingsOnInsert(ctx context.Context, b *Bucket, doc, onInsert 
 		bson.D{{Key: "$set", Value: doc}, {Key: "$setOnInsert", Value: onInsert}},
 		optionsUpsert())
 	if err != nil {
-		return nil, fmt.Errorf("save settings of bucket %s: %w", b.name, err)
+		return nil, fmt.Errorf("save settings of bucket %s: %w", b.name, full(err))
 	}
 	s, _, err := d.readSettings(ctx, b.name)
 	if err != nil {

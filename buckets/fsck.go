@@ -245,7 +245,7 @@ func (b *Bucket) RemoveOrphans(ctx context.Context, orphans []Orphan) (removed [
 			b.db.cache.Invalidate(b.chunks, o.FilesID)
 		}
 		if err != nil {
-			return removed, chunks, fmt.Errorf("remove orphans: %w", err)
+			return removed, chunks, fmt.Errorf("remove orphans: %w", full(err))
 		}
 		removed = append(removed, gone...)
 		chunks += res.DeletedCount

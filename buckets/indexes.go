@@ -117,7 +117,7 @@ func ensureIndex(ctx context.Context, coll *mongo.Collection, keys bson.D, uniqu
 		model.Options = options.Index().SetUnique(true)
 	}
 	if _, err := coll.Indexes().CreateOne(ctx, model); err != nil {
-		return fmt.Errorf("create index on %s: %w", coll.Name(), err)
+		return fmt.Errorf("create index on %s: %w", coll.Name(), full(err))
 	}
 	return nil
 }

@@ -448,7 +448,7 @@ func (b *Bucket) markCompleting(ctx context.Context, upload string) (*MultipartU
 		return nil, "", fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("mark multipart upload %q: %w", upload, err)
+		return nil, "", fmt.Errorf("mark multipart upload %q: %w", upload, full(err))
 	}
 	if mu.Completing != token {
 		// A store that answers with the document before the update.
@@ -604,7 +604,7 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 		b.db.cache.Invalidate(b.chunks, p.FilesID)
 		b.db.cache.Invalidate(b.chunks, mu.FileID)
 		if err != nil {
-			return nil, fmt.Errorf("complete %q: move chunks of part %d: %w", mu.Filename, p.Number, err)
+			return nil, fmt.Errorf("complete %q: move chunks of part %d: %w", mu.Filename, p.Number, full(err))
 		}
 		length += p.Size
 	}
@@ -640,7 +640,7 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 		if mongo.IsDuplicateKeyError(err) {
 			return b.Stat(ctx, mu.FileID) // completed by an earlier attempt
 		}
-		return nil, fmt.Errorf("complete %q: write files document: %w", mu.Filename, err)
+		return nil, fmt.Errorf("complete %q: write files document: %w", mu.Filename, full(err))
 	}
 	if replaced != nil && b.removeFilesDoc(ctx, replaced) == nil {
 		null = replaced
@@ -698,7 +698,7 @@ func (b *Bucket) removeMultipart(ctx context.Context, upload string, _ []Part) e
 		return b.removeParts(ctx, upload, nil) // parts left by an earlier attempt
 	}
 	if err != nil {
-		return fmt.Errorf("remove multipart upload %q: %w", upload, err)
+		return fmt.Errorf("remove multipart upload %q: %w", upload, full(err))
 	}
 	if err := b.removeParts(ctx, upload, nil); err != nil {
 		return err
@@ -714,7 +714,7 @@ func (b *Bucket) removeMultipart(ctx context.Context, upload string, _ []Part) e
 // files_id, so they stay).
 func (b *Bucket) finishMultipart(ctx context.Context, mu *MultipartUpload, used []Part) error {
 	if _, err := b.uploads().DeleteOne(ctx, bson.D{{Key: "_id", Value: mu.ID}}); err != nil {
-		return fmt.Errorf("remove multipart upload %q: %w", mu.ID, err)
+		return fmt.Errorf("remove multipart upload %q: %w", mu.ID, full(err))
 	}
 	return b.removeParts(ctx, mu.ID, used)
 }
@@ -737,7 +737,7 @@ func (b *Bucket) removeParts(ctx context.Context, upload string, used []Part) er
 		}
 	}
 	if _, err := b.parts().DeleteMany(ctx, bson.D{{Key: "upload", Value: upload}}); err != nil {
-		return fmt.Errorf("remove parts of %q: %w", upload, err)
+		return fmt.Errorf("remove parts of %q: %w", upload, full(err))
 	}
 	return nil
 }

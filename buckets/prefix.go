@@ -131,7 +131,7 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 			err = fmt.Errorf("%w: renaming %d files did not finish within %s (move the folder in smaller parts)", ErrTooManyFiles, len(plan), RenamePrefixTimeout)
 		default:
-			err = fmt.Errorf("rename %q to %q: %w", old, new, err)
+			err = fmt.Errorf("rename %q to %q: %w", old, new, full(err))
 		}
 		// Undo what was done, on a context of its own: the batch that
 		// failed may have been applied in part, and an undo of a

@@ -233,7 +233,7 @@ func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*R
 		Created: now, Expires: now.Add(opts.Expiry), Expiry: opts.Expiry,
 	}
 	if _, err := b.resumables().InsertOne(ctx, r); err != nil {
-		return nil, fmt.Errorf("create resumable upload: %w", err)
+		return nil, fmt.Errorf("create resumable upload: %w", full(err))
 	}
 	return r, nil
 }
@@ -291,7 +291,7 @@ func (b *Bucket) fallBack(ctx context.Context, id string, offset int64, p *Pendi
 			{Key: "writing", Value: true}, {Key: "pending", Value: nil},
 		}}})
 	if err != nil {
-		return fmt.Errorf("resumable upload %q: back to offset %d: %w", id, p.Offset, err)
+		return fmt.Errorf("resumable upload %q: back to offset %d: %w", id, p.Offset, full(err))
 	}
 	return nil
 }
@@ -314,7 +314,7 @@ func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length i
 	res, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(-1)}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "length", Value: length}}}})
 	if err != nil {
-		return fmt.Errorf("declare length of %q: %w", id, err)
+		return fmt.Errorf("declare length of %q: %w", id, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: declared meanwhile", ErrInvalidLength)
@@ -534,7 +534,7 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 		res, err := updateOne(ctx, b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: rec.Offset}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "writing", Value: true}}}})
 		if err != nil {
-			return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+			return fmt.Errorf("resumable upload %q: %w", rec.ID, full(err))
 		}
 		if res.MatchedCount == 0 {
 			return fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
@@ -556,7 +556,7 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 	_, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(first)}}}})
 	b.db.cache.Invalidate(b.chunks, rec.FileID) // chunks that go (see cache.go)
 	if err != nil {
-		return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, err)
+		return fmt.Errorf("resumable upload %q: remove chunks past the offset: %w", rec.ID, full(err))
 	}
 	if lock != nil {
 		lock.setTrusted()
@@ -620,7 +620,7 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 				err = fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
 			}
 			if err != nil {
-				return fmt.Errorf("record progress: %w", err)
+				return fmt.Errorf("record progress: %w", full(err))
 			}
 			*at = length
 			return nil
@@ -690,7 +690,7 @@ func (b *Bucket) completeStoredChunk(ctx context.Context, rec *Resumable, src io
 	_, err = updateOne(ctx, b.chunks, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: int32(k)}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "data", Value: buf[:p+int64(m)]}}}})
 	if err != nil {
-		return 0, fmt.Errorf("complete chunk %d: %w", k, err)
+		return 0, fmt.Errorf("complete chunk %d: %w", k, full(err))
 	}
 	return int64(m), nil
 }
@@ -723,12 +723,12 @@ func (b *Bucket) storeTail(ctx context.Context, rec *Resumable) error {
 	k := rec.Offset / int64(rec.ChunkSize)
 	// A chunk left by an earlier try goes first.
 	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: rec.FileID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: int32(k)}}}}); err != nil {
-		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+		return fmt.Errorf("resumable upload %q: %w", rec.ID, full(err))
 	}
 	b.db.cache.Invalidate(b.chunks, rec.FileID)
 	if _, err := b.chunks.InsertOne(ctx, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: rec.FileID},
 		{Key: "n", Value: int32(k)}, {Key: "data", Value: bson.Binary{Data: rec.Tail}}}); err != nil {
-		return fmt.Errorf("resumable upload %q: store the last chunk: %w", rec.ID, err)
+		return fmt.Errorf("resumable upload %q: store the last chunk: %w", rec.ID, full(err))
 	}
 	return nil
 }
@@ -755,7 +755,7 @@ func (b *Bucket) FinishResumable(ctx context.Context, id string) (*Resumable, er
 	rec.Tail = nil
 	if _, err := b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "finished", Value: true}, {Key: "tail", Value: nil}}}}); err != nil {
-		return nil, fmt.Errorf("resumable upload %q: %w", id, err)
+		return nil, fmt.Errorf("resumable upload %q: %w", id, full(err))
 	}
 	return rec, nil
 }
@@ -781,7 +781,7 @@ func (b *Bucket) finishResumable(ctx context.Context, rec *Resumable, sum []byte
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("resumable upload %q: %w", rec.ID, err)
+		return fmt.Errorf("resumable upload %q: %w", rec.ID, full(err))
 	}
 	if replaced != nil && replaceErr == nil {
 		b.removeChunksOf(ctx, replaced.ID)
@@ -806,7 +806,7 @@ func (b *Bucket) TerminateResumable(ctx context.Context, id string) error {
 func (b *Bucket) removeResumable(ctx context.Context, rec *Resumable) error {
 	defer b.forgetRecord(rec.ID)
 	if _, err := b.resumables().DeleteOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}); err != nil {
-		return fmt.Errorf("remove resumable upload %q: %w", rec.ID, err)
+		return fmt.Errorf("remove resumable upload %q: %w", rec.ID, full(err))
 	}
 	if rec.Finished && !rec.Partial {
 		return nil
@@ -880,7 +880,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 			b.db.cache.Invalidate(b.chunks, p.FileID) // chunks that move (see cache.go)
 			b.db.cache.Invalidate(b.chunks, rec.FileID)
 			if err != nil {
-				return nil, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, err)
+				return nil, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, full(err))
 			}
 			n += p.Length
 		}
@@ -899,7 +899,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 		}
 		if err != nil {
 			w.Abort()
-			return nil, fmt.Errorf("concatenate: %w", err)
+			return nil, fmt.Errorf("concatenate: %w", full(err))
 		}
 	}
 	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
@@ -914,7 +914,7 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 		{Key: "offset", Value: total}, {Key: "hash", Value: state}, {Key: "chunkSize", Value: rec.ChunkSize},
 		{Key: "parts", Value: parts}, {Key: "finished", Value: true},
 	}}}); err != nil {
-		return nil, fmt.Errorf("concatenate: %w", err)
+		return nil, fmt.Errorf("concatenate: %w", full(err))
 	}
 	for _, p := range recs {
 		b.removeResumable(wctx, p)

@@ -179,7 +179,7 @@ func (l *UploadLock) take(ctx context.Context) (took, fresh bool, err error) {
 		return false, false, fmt.Errorf("%w: %q, waited %s", ErrUploadLocked, l.id, context.Cause(ctx))
 	}
 	if !mongo.IsDuplicateKeyError(err) {
-		return false, false, fmt.Errorf("lock upload %q: %w", l.id, err)
+		return false, false, fmt.Errorf("lock upload %q: %w", l.id, full(err))
 	}
 	// Held: take it over only if its holder let it expire.
 	res, err := l.coll.UpdateOne(ctx,
@@ -189,7 +189,7 @@ func (l *UploadLock) take(ctx context.Context) (took, fresh bool, err error) {
 		return true, false, nil
 	}
 	if err != nil && !ctxEnded(ctx, err) {
-		return false, false, fmt.Errorf("lock upload %q: %w", l.id, err)
+		return false, false, fmt.Errorf("lock upload %q: %w", l.id, full(err))
 	}
 	return false, false, nil
 }
@@ -315,7 +315,7 @@ func (l *UploadLock) Unlock() error {
 	ctx, cancel := context.WithTimeout(context.Background(), CommitTimeout)
 	defer cancel()
 	if _, err := l.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: l.key}, {Key: "holder", Value: l.holder}}); err != nil {
-		return fmt.Errorf("unlock upload: %w", err)
+		return fmt.Errorf("unlock upload: %w", full(err))
 	}
 	return nil
 }

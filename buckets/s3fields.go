@@ -56,7 +56,7 @@ func (b *Bucket) SetFileField(ctx context.Context, id any, key string, value any
 	}
 	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: key, Value: value}}}})
 	if err != nil {
-		return fmt.Errorf("set %s of %v: %w", key, id, err)
+		return fmt.Errorf("set %s of %v: %w", key, id, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: %v", ErrFileNotFound, id)
@@ -72,7 +72,7 @@ func (b *Bucket) SetMultipartField(ctx context.Context, id, key string, value an
 	res, err := b.uploads().UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "bucket", Value: b.name}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "door." + key, Value: value}}}})
 	if err != nil {
-		return fmt.Errorf("set %s of upload %s: %w", key, id, err)
+		return fmt.Errorf("set %s of upload %s: %w", key, id, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: %s", ErrUploadNotFound, id)
@@ -100,7 +100,7 @@ func (b *Bucket) SetPartField(ctx context.Context, id string, n int, key string,
 	_, err := b.parts().UpdateOne(ctx, bson.D{{Key: "_id", Value: partKey(id, n)}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "door." + key, Value: value}}}})
 	if err != nil {
-		return fmt.Errorf("set %s of part %d of upload %s: %w", key, n, id, err)
+		return fmt.Errorf("set %s of part %d of upload %s: %w", key, n, id, full(err))
 	}
 	return nil
 }

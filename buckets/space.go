@@ -11,7 +11,10 @@ import (
 
 // ErrInsufficientStorage means the store has no room for a write: it would
 // leave less free disk than the reserve (DB.SetDiskSpace), or the store
-// reported its disk full. Nothing of the write remains; deletes still work.
+// reported its disk full. Nothing of the write remains. Deletes are never
+// refused for the reserve, only by a store that cannot write at all (its
+// disk full to the last byte, its emergency reserve taken too): every write
+// of buckets passes the store's "disk full" through full.
 var ErrInsufficientStorage = errors.New("insufficient storage")
 
 // DiskSpace reports the room the store has left for data, in bytes. The
@@ -189,6 +192,12 @@ func full(err error) error {
 	}
 	return &storageError{reason: "the store's disk is full", cause: err}
 }
+
+// DiskFull returns err as an ErrInsufficientStorage when it is the store's
+// own "disk full", else err as it is: for the few writes a front door makes
+// to the store itself (WebDAV's locks), which a full disk must answer as it
+// answers every write of buckets'.
+func DiskFull(err error) error { return full(err) }
 
 // FormatBytes writes n in the largest binary unit that keeps it at or above
 // 1, with one decimal: "512 B", "3.0 KiB", "1.5 GiB".

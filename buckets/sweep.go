@@ -265,24 +265,24 @@ func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Ti
 	in := func(ids bson.A) bson.E { return bson.E{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}} }
 	if len(expired) > 0 {
 		if _, err := b.files.DeleteMany(ctx, bson.D{in(expired), {Key: "$or", Value: b.expiredClauses(now)}}); err != nil {
-			return nil, fmt.Errorf("sweep files: %w", err)
+			return nil, fmt.Errorf("sweep files: %w", full(err))
 		}
 	}
 	if len(revisions) > 0 {
 		if _, err := b.files.DeleteMany(ctx, bson.D{in(revisions)}); err != nil {
-			return nil, fmt.Errorf("sweep files: %w", err)
+			return nil, fmt.Errorf("sweep files: %w", full(err))
 		}
 	}
 	cur, err := b.files.Find(ctx, bson.D{in(all)}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("sweep files: %w", err)
+		return nil, fmt.Errorf("sweep files: %w", full(err))
 	}
 	kept := map[string]bool{}
 	if err := eachRaw(ctx, cur, func(raw bson.Raw) error {
 		kept[idKey(raw.Lookup("_id"))] = true
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("sweep files: %w", err)
+		return nil, fmt.Errorf("sweep files: %w", full(err))
 	}
 	var gone []candidate
 	var ids bson.A
@@ -303,7 +303,7 @@ func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Ti
 	if _, err := b.chunks.DeleteMany(ctx, bson.D{{Key: "files_id", Value: bson.D{{Key: "$in", Value: ids}}}}); err != nil {
 		// The files are gone either way; their chunks are pending in the
 		// lease for the next sweep.
-		return gone, fmt.Errorf("sweep chunks: %w", err)
+		return gone, fmt.Errorf("sweep chunks: %w", full(err))
 	}
 	return gone, nil
 }

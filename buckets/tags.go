@@ -106,7 +106,7 @@ func (b *Bucket) SetTags(ctx context.Context, id any, tags []Tag) error {
 	}
 	res, err := b.files.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
 	if err != nil {
-		return fmt.Errorf("set tags of %v: %w", id, err)
+		return fmt.Errorf("set tags of %v: %w", id, full(err))
 	}
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("%w: %v", ErrFileNotFound, id)
