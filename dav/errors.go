@@ -91,8 +91,11 @@ func message(status int, err error, internal bool) string {
 	if internal {
 		return http.StatusText(status)
 	}
-	msg := err.Error()
 	// The sentinels' text is the reason; the store's would be noise.
+	if reason := buckets.StorageReason(err); reason != "" {
+		return "Insufficient storage: " + reason
+	}
+	msg := err.Error()
 	return strings.ToUpper(msg[:1]) + msg[1:]
 }
 

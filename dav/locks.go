@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -263,7 +264,7 @@ func (ls *lockSystem) create(now time.Time, d lockDoc) (lockDoc, error) {
 	// Expired locks go here, where they are in the way; nothing else
 	// needs them gone, as every query ignores them.
 	if _, err := ls.coll.DeleteMany(ctx, bson.D{{Key: "expires", Value: bson.D{{Key: "$lte", Value: now}}}}); err != nil {
-		return d, fmt.Errorf("remove expired locks: %w", err)
+		return d, fmt.Errorf("remove expired locks: %w", buckets.DiskFull(err))
 	}
 	below := !d.ZeroDepth
 	if found, err := ls.conflicting(ctx, now, d.Root, below, &d.Shared, ""); err != nil {
@@ -276,7 +277,7 @@ func (ls *lockSystem) create(now time.Time, d lockDoc) (lockDoc, error) {
 	d.Created = now
 	d.Expires = now.Add(time.Duration(d.Duration) * time.Second)
 	if _, err := ls.coll.InsertOne(ctx, d); err != nil {
-		return d, fmt.Errorf("store lock: %w", err)
+		return d, fmt.Errorf("store lock: %w", buckets.DiskFull(err))
 	}
 	found, err := ls.conflicting(ctx, now, d.Root, below, &d.Shared, d.Token)
 	if err != nil || len(found) > 0 {
@@ -336,7 +337,7 @@ func (ls *lockSystem) refresh(now time.Time, principal, token string, duration t
 		return d, ls.owned(ctx, now, principal, token)
 	}
 	if err != nil {
-		return d, fmt.Errorf("refresh lock: %w", err)
+		return d, fmt.Errorf("refresh lock: %w", buckets.DiskFull(err))
 	}
 	return d, nil
 }
@@ -355,7 +356,7 @@ func (ls *lockSystem) unlock(now time.Time, principal, token string) error {
 	defer cancel()
 	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal)})
 	if err != nil {
-		return fmt.Errorf("remove lock: %w", err)
+		return fmt.Errorf("remove lock: %w", buckets.DiskFull(err))
 	}
 	if res.DeletedCount == 0 {
 		return ls.owned(ctx, now, principal, token)
