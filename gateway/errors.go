@@ -119,7 +119,7 @@ func writeError(c echo.Context, err error) {
 		c.Response().Header().Set("Retry-After", retryAfter)
 		c.Set(ctxClientError, msg)
 	case status == http.StatusInsufficientStorage:
-		log.Warn("upload refused: the store is short of space", "error", err)
+		log.Warn("write refused: the store is short of space", "error", err)
 		msg = "insufficient storage: " + buckets.StorageReason(err)
 	case status == http.StatusServiceUnavailable:
 		c.Response().Header().Set("Retry-After", retryAfter)

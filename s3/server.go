@@ -426,7 +426,7 @@ func (s *Server) writeError(req *request, err error) {
 	if internal {
 		s.log.Error("s3 request failed", "request_id", req.id, "op", req.op, "bucket", req.bucket, "error", err)
 	} else if e.Status == http.StatusInsufficientStorage {
-		s.log.Warn("s3 upload refused: the store is short of space", "request_id", req.id, "op", req.op, "bucket", req.bucket, "error", err)
+		s.log.Warn("s3 write refused: the store is short of space", "request_id", req.id, "op", req.op, "bucket", req.bucket, "error", err)
 	}
 	if req.w.wrote {
 		return // too late for an error document: the body has started
