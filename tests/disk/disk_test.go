@@ -130,11 +130,20 @@ type reply struct {
 
 func do(t *testing.T, method, url string, body io.Reader, length int64) reply {
 	t.Helper()
+	return doWith(t, method, url, body, length)
+}
+
+// doWith is do with request headers, given as name and value pairs.
+func doWith(t *testing.T, method, url string, body io.Reader, length int64, header ...string) reply {
+	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.ContentLength = length
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
@@ -532,4 +541,121 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("%d files visible, %v; want %d", files, err, len(stored))
 	}
 	srv.stop(t)
+}
+
+// TestFullToTheLastByte fills the disk to its last byte once the store's
+// write-ahead log is empty (as its vacuum leaves it) and its emergency
+// reserve released and taken too: no write of the store's can land, so
+// every write through every door, deletes included, is a 507 with a
+// one-line reason (before: a DELETE took the name's lease first, and the
+// lease's "disk full" was a 500), and nothing changes. Once there is room,
+// the delete works.
+func TestFullToTheLastByte(t *testing.T) {
+	mnt := mountTmpfs(t, fsSize)
+	bin := proctest.BuildGridfsd(t, "")
+	data := filepath.Join(mnt, "data")
+	srv := startServe(t, bin, data, freeAddr(t))
+	base, s3 := "http://"+srv.http, "http://"+srv.s3
+	stored := map[string][]byte{}
+	var id string
+	for _, name := range []string{"a", "b", "gone"} {
+		body := random(t, 1<<20)
+		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
+		if r.status != http.StatusCreated {
+			t.Fatalf("PUT %s: %d %s", name, r.status, r.body)
+		}
+		stored[name] = body
+		if name == "b" {
+			var f struct {
+				ID struct {
+					OID string `json:"$oid"`
+				}
+			}
+			json.Unmarshal(r.body, &f)
+			id = f.ID.OID
+		}
+	}
+	// A delete makes the store vacuum, which empties its log.
+	if r := do(t, "DELETE", base+"/b/fs/gone", nil, 0); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	delete(stored, "gone")
+	wal := filepath.Join(data, "test.sqlite-wal")
+	waitFor(t, "the store's log to be emptied", 30*time.Second, func() bool {
+		fi, err := os.Stat(wal)
+		return err == nil && fi.Size() == 0
+	})
+	fill(t, filepath.Join(mnt, "filler"))
+	waitFor(t, "the emergency reserve to be released", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(data, "gridfsd-ballast"))
+		return errors.Is(err, os.ErrNotExist)
+	})
+	fill(t, filepath.Join(mnt, "filler-of-the-reserve"))
+
+	dav := base + "/dav/fs/"
+	for _, c := range []struct {
+		what, method, url, body string
+		header                  []string
+	}{
+		{what: "HTTP DELETE", method: "DELETE", url: base + "/b/fs/a"},
+		{what: "HTTP DELETE by id", method: "DELETE", url: base + "/id/fs/" + id},
+		{what: "HTTP PATCH", method: "PATCH", url: base + "/id/fs/" + id, body: `{"filename":"renamed","metadata":{"k":"v"}}`},
+		{what: "HTTP bucket settings", method: "PUT", url: base + "/buckets/fs", body: `{"chunkSize":261120}`},
+		{what: "S3 DeleteObject", method: "DELETE", url: s3 + "/fs/a"},
+		{what: "S3 CopyObject", method: "PUT", url: s3 + "/fs/copy", header: []string{"x-amz-copy-source", "/fs/a"}},
+		{what: "S3 PutObjectTagging", method: "PUT", url: s3 + "/fs/a?tagging",
+			body: `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`},
+		{what: "S3 CreateMultipartUpload", method: "POST", url: s3 + "/fs/mp?uploads"},
+		{what: "WebDAV DELETE", method: "DELETE", url: dav + "a"},
+		{what: "WebDAV MOVE", method: "MOVE", url: dav + "a", header: []string{"Destination", dav + "moved"}},
+		{what: "WebDAV COPY", method: "COPY", url: dav + "a", header: []string{"Destination", dav + "copied"}},
+		{what: "WebDAV PROPPATCH", method: "PROPPATCH", url: dav + "a",
+			body: `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><Z:k>v</Z:k></D:prop></D:set></D:propertyupdate>`},
+		{what: "WebDAV LOCK", method: "LOCK", url: dav + "a",
+			body: `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`},
+		{what: "WebDAV MKCOL", method: "MKCOL", url: dav + "folder/"},
+		{what: "tus creation", method: "POST", url: base + "/uploads/fs/",
+			header: []string{"Tus-Resumable", "1.0.0", "Upload-Length", "10", "Upload-Metadata", "filename dHVzLWZpbGU="}},
+	} {
+		r := doWith(t, c.method, c.url, strings.NewReader(c.body), int64(len(c.body)), c.header...)
+		switch {
+		case strings.HasPrefix(c.what, "HTTP"):
+			want507(t, c.what, r)
+		case r.status != http.StatusInsufficientStorage:
+			t.Errorf("%s on a disk full to the last byte: %d %s, want 507", c.what, r.status, r.body)
+		case strings.HasPrefix(c.what, "S3") && !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")):
+			t.Errorf("%s: 507 %s", c.what, r.body)
+		case bytes.Contains(r.body, []byte(".go:")) || bytes.Contains(r.body, []byte("disk is full (")):
+			t.Errorf("%s: the store's text reached the client: %s", c.what, r.body)
+		}
+	}
+	out, err := exec.Command(bin, "delete", "b", "--embedded-listen", srv.store).CombinedOutput()
+	if code := exitCode(err); code != 1 || !bytes.Contains(out, []byte("insufficient storage: ")) {
+		t.Errorf("gridfsd delete on a disk full to the last byte: exit %d, %s", code, out)
+	}
+	st := openStore(t, srv.store)
+	st.mustHoldExactly(t, stored)
+
+	// Room again: the delete works.
+	if err := os.Remove(filepath.Join(mnt, "filler-of-the-reserve")); err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, "DELETE", base+"/b/fs/a", nil, 0); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE once there is room: %d %s", r.status, r.body)
+	}
+	delete(stored, "a")
+	st.mustHoldExactly(t, stored)
+	srv.stop(t)
+}
+
+// exitCode is the exit status of a command that ended with err.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
