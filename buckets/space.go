@@ -12,9 +12,9 @@ import (
 // ErrInsufficientStorage means the store has no room for a write: it would
 // leave less free disk than the reserve (DB.SetDiskSpace), or the store
 // reported its disk full. Nothing of the write remains. Deletes are never
-// refused for the reserve, only by a store that cannot write at all (its
-// disk full to the last byte, its emergency reserve taken too): every write
-// of buckets passes the store's "disk full" through full.
+// refused for the reserve, only by a store that cannot write at all (a
+// disk full to the last byte): every write of buckets passes the store's
+// "disk full" through full.
 var ErrInsufficientStorage = errors.New("insufficient storage")
 
 // DiskSpace reports the room the store has left for data, in bytes. The

@@ -96,7 +96,8 @@ func (sp *space) close() {
 // (and for its shared-memory file at a restart), however the disk filled:
 // gridfsd's own reserve (min-free-space) keeps uploads from doing it, but
 // another program, logs or a MongoDB tool writing straight into the store
-// may. It comes back once there is room again.
+// may. It comes back once there is room again. Besides it, a quarter of its
+// size stays allocated to each of SQLite's logs (keepLogRoom).
 const BallastFile = "gridfsd-ballast"
 
 // ballastInterval is how often the store looks at its file system.
@@ -123,8 +124,9 @@ func fsFree(dir string) (uint64, error) {
 
 // check releases the ballast when the file system is all but full (less
 // than half the ballast free) and makes it again when there is room for it
-// twice over.
+// twice over; first it keeps the logs' share of the reserve (keepLogRoom).
 func (b *ballast) check(dir string) {
+	b.keepLogRoom(dir)
 	free, err := fsFree(dir)
 	if err != nil {
 		return
@@ -134,6 +136,7 @@ func (b *ballast) check(dir string) {
 	switch {
 	case present && free < uint64(b.size)/2:
 		if err := os.Remove(b.path); err == nil {
+			b.keepLogRoom(dir) // out of the room just released, if it lacked any
 			b.log.Warn("the data directory's disk is full: released the emergency reserve so that deletes keep working; delete files, or make room on the disk",
 				"released_bytes", b.size, "file", b.path)
 		}
@@ -166,4 +169,32 @@ func (b *ballast) create() error {
 		return err
 	}
 	return os.Rename(tmp, b.path)
+}
+
+// keepLogRoom keeps a quarter of the ballast allocated to each write-ahead
+// log of the store, past its end (fallocate's KEEP_SIZE: the log's length,
+// and so what SQLite reads, stays as it is). Once the ballast is released,
+// another program may take its room too and fill the disk to the last
+// byte; SQLite writes every change, a delete too, to its log first, and a
+// log that the vacuum emptied (fork item 19 truncates it) would have to
+// grow to take one: the delete would fail. Room allocated to the log is no
+// one else's: deletes still write there. The vacuum's truncation gives it
+// back; it is taken again at the next check (ballastInterval). File
+// systems that cannot allocate so keep nothing, as before.
+func (b *ballast) keepLogRoom(dir string) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.sqlite-wal"))
+	room := b.size / 4
+	for _, path := range logs {
+		var st unix.Stat_t
+		if unix.Stat(path, &st) != nil || st.Blocks*512 >= room {
+			continue
+		}
+		// Never created here: SQLite owns the log's life.
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			continue
+		}
+		_ = unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, room)
+		f.Close()
+	}
 }

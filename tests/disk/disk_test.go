@@ -543,75 +543,114 @@ func TestFullDisk(t *testing.T) {
 	srv.stop(t)
 }
 
-// TestFullToTheLastByte fills the disk to its last byte once the store's
-// write-ahead log is empty (as its vacuum leaves it) and its emergency
-// reserve released and taken too: no write of the store's can land, so
-// every write through every door, deletes included, is a 507 with a
-// one-line reason (before: a DELETE took the name's lease first, and the
-// lease's "disk full" was a 500), and nothing changes. Once there is room,
-// the delete works.
+// fillToTheLastByte leaves srv's disk full to its last byte with the
+// store's write-ahead log empty, as its vacuum leaves it after a delete (of
+// a file it uploads for that): the log must grow to take a write. A store
+// with an emergency reserve releases it, and that room is taken too.
+func fillToTheLastByte(t *testing.T, srv *server, mnt string) {
+	t.Helper()
+	base := "http://" + srv.http
+	if r := do(t, "PUT", base+"/b/fs/gone", bytes.NewReader(random(t, 1<<20)), 1<<20); r.status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	if r := do(t, "DELETE", base+"/b/fs/gone", nil, 0); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	waitFor(t, "the store's log to be emptied", 30*time.Second, func() bool {
+		fi, err := os.Stat(filepath.Join(srv.data, "test.sqlite-wal"))
+		return err == nil && fi.Size() == 0
+	})
+	fill(t, filepath.Join(mnt, "filler"))
+	ballast := filepath.Join(srv.data, "gridfsd-ballast")
+	if _, err := os.Stat(ballast); err == nil {
+		// The log line comes once the store has taken what it keeps of
+		// the released room.
+		waitFor(t, "the emergency reserve to be released", 10*time.Second, func() bool {
+			_, err := os.Stat(ballast)
+			return errors.Is(err, os.ErrNotExist) && strings.Contains(srv.log.String(), "released the emergency reserve")
+		})
+		fill(t, filepath.Join(mnt, "filler-of-the-reserve"))
+	}
+}
+
+// TestFullToTheLastByte fills the disk to its last byte, the emergency
+// reserve released and taken too. Deletes through every door still work:
+// the reserve keeps room allocated to the store's log (before: a 500, the
+// name's lease could not be written). Without a reserve no write can
+// land: every write through every door is a 507 with a one-line reason,
+// never a 500, and changes nothing.
 func TestFullToTheLastByte(t *testing.T) {
 	mnt := mountTmpfs(t, fsSize)
 	bin := proctest.BuildGridfsd(t, "")
 	data := filepath.Join(mnt, "data")
 	srv := startServe(t, bin, data, freeAddr(t))
-	base, s3 := "http://"+srv.http, "http://"+srv.s3
+	base, s3, dav := "http://"+srv.http, "http://"+srv.s3, "http://"+srv.http+"/dav/fs/"
 	stored := map[string][]byte{}
-	var id string
-	for _, name := range []string{"a", "b", "gone"} {
+	var id string // e's
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
 		body := random(t, 1<<20)
 		r := do(t, "PUT", base+"/b/fs/"+name, bytes.NewReader(body), int64(len(body)))
 		if r.status != http.StatusCreated {
 			t.Fatalf("PUT %s: %d %s", name, r.status, r.body)
 		}
 		stored[name] = body
-		if name == "b" {
-			var f struct {
-				ID struct {
-					OID string `json:"$oid"`
-				}
+		var f struct {
+			ID struct {
+				OID string `json:"$oid"`
 			}
-			json.Unmarshal(r.body, &f)
-			id = f.ID.OID
+		}
+		json.Unmarshal(r.body, &f)
+		id = f.ID.OID
+	}
+	st := openStore(t, srv.store)
+	fillToTheLastByte(t, srv, mnt)
+	body := random(t, 1<<20)
+	want507(t, "PUT on a disk full to the last byte", do(t, "PUT", base+"/b/fs/new", bytes.NewReader(body), int64(len(body))))
+	for _, d := range []struct{ what, method, url, name string }{
+		{"HTTP DELETE", "DELETE", base + "/b/fs/a", "a"},
+		{"S3 DeleteObject", "DELETE", s3 + "/fs/b", "b"},
+		{"WebDAV DELETE", "DELETE", dav + "c", "c"},
+	} {
+		if r := do(t, d.method, d.url, nil, 0); r.status != http.StatusNoContent {
+			t.Fatalf("%s on a disk full to the last byte: %d %s\n%s", d.what, r.status, r.body, srv.log)
+		}
+		delete(stored, d.name)
+	}
+	if out, err := exec.Command(bin, "delete", "d", "--embedded-listen", srv.store).CombinedOutput(); err != nil {
+		t.Fatalf("gridfsd delete on a disk full to the last byte: %v\n%s", err, out)
+	}
+	delete(stored, "d")
+	st.mustHoldExactly(t, stored)
+
+	// Without a reserve.
+	srv.stop(t)
+	for _, f := range []string{"filler", "filler-of-the-reserve"} {
+		if err := os.Remove(filepath.Join(mnt, f)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	// A delete makes the store vacuum, which empties its log.
-	if r := do(t, "DELETE", base+"/b/fs/gone", nil, 0); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d %s", r.status, r.body)
-	}
-	delete(stored, "gone")
-	wal := filepath.Join(data, "test.sqlite-wal")
-	waitFor(t, "the store's log to be emptied", 30*time.Second, func() bool {
-		fi, err := os.Stat(wal)
-		return err == nil && fi.Size() == 0
-	})
-	fill(t, filepath.Join(mnt, "filler"))
-	waitFor(t, "the emergency reserve to be released", 10*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(data, "gridfsd-ballast"))
-		return errors.Is(err, os.ErrNotExist)
-	})
-	fill(t, filepath.Join(mnt, "filler-of-the-reserve"))
-
-	dav := base + "/dav/fs/"
+	srv = startServeReserve(t, bin, data, srv.store, 0)
+	base, s3, dav = "http://"+srv.http, "http://"+srv.s3, "http://"+srv.http+"/dav/fs/"
+	fillToTheLastByte(t, srv, mnt)
 	for _, c := range []struct {
 		what, method, url, body string
 		header                  []string
 	}{
-		{what: "HTTP DELETE", method: "DELETE", url: base + "/b/fs/a"},
+		{what: "HTTP DELETE", method: "DELETE", url: base + "/b/fs/e"},
 		{what: "HTTP DELETE by id", method: "DELETE", url: base + "/id/fs/" + id},
 		{what: "HTTP PATCH", method: "PATCH", url: base + "/id/fs/" + id, body: `{"filename":"renamed","metadata":{"k":"v"}}`},
 		{what: "HTTP bucket settings", method: "PUT", url: base + "/buckets/fs", body: `{"chunkSize":261120}`},
-		{what: "S3 DeleteObject", method: "DELETE", url: s3 + "/fs/a"},
-		{what: "S3 CopyObject", method: "PUT", url: s3 + "/fs/copy", header: []string{"x-amz-copy-source", "/fs/a"}},
-		{what: "S3 PutObjectTagging", method: "PUT", url: s3 + "/fs/a?tagging",
+		{what: "S3 DeleteObject", method: "DELETE", url: s3 + "/fs/e"},
+		{what: "S3 CopyObject", method: "PUT", url: s3 + "/fs/copy", header: []string{"x-amz-copy-source", "/fs/e"}},
+		{what: "S3 PutObjectTagging", method: "PUT", url: s3 + "/fs/e?tagging",
 			body: `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`},
 		{what: "S3 CreateMultipartUpload", method: "POST", url: s3 + "/fs/mp?uploads"},
-		{what: "WebDAV DELETE", method: "DELETE", url: dav + "a"},
-		{what: "WebDAV MOVE", method: "MOVE", url: dav + "a", header: []string{"Destination", dav + "moved"}},
-		{what: "WebDAV COPY", method: "COPY", url: dav + "a", header: []string{"Destination", dav + "copied"}},
-		{what: "WebDAV PROPPATCH", method: "PROPPATCH", url: dav + "a",
+		{what: "WebDAV DELETE", method: "DELETE", url: dav + "e"},
+		{what: "WebDAV MOVE", method: "MOVE", url: dav + "e", header: []string{"Destination", dav + "moved"}},
+		{what: "WebDAV COPY", method: "COPY", url: dav + "e", header: []string{"Destination", dav + "copied"}},
+		{what: "WebDAV PROPPATCH", method: "PROPPATCH", url: dav + "e",
 			body: `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><Z:k>v</Z:k></D:prop></D:set></D:propertyupdate>`},
-		{what: "WebDAV LOCK", method: "LOCK", url: dav + "a",
+		{what: "WebDAV LOCK", method: "LOCK", url: dav + "e",
 			body: `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`},
 		{what: "WebDAV MKCOL", method: "MKCOL", url: dav + "folder/"},
 		{what: "tus creation", method: "POST", url: base + "/uploads/fs/",
@@ -622,28 +661,28 @@ func TestFullToTheLastByte(t *testing.T) {
 		case strings.HasPrefix(c.what, "HTTP"):
 			want507(t, c.what, r)
 		case r.status != http.StatusInsufficientStorage:
-			t.Errorf("%s on a disk full to the last byte: %d %s, want 507", c.what, r.status, r.body)
+			t.Errorf("%s on a disk full to the last byte without a reserve: %d %s, want 507", c.what, r.status, r.body)
 		case strings.HasPrefix(c.what, "S3") && !bytes.Contains(r.body, []byte("<Code>InsufficientStorage</Code>")):
 			t.Errorf("%s: 507 %s", c.what, r.body)
 		case bytes.Contains(r.body, []byte(".go:")) || bytes.Contains(r.body, []byte("disk is full (")):
 			t.Errorf("%s: the store's text reached the client: %s", c.what, r.body)
 		}
 	}
-	out, err := exec.Command(bin, "delete", "b", "--embedded-listen", srv.store).CombinedOutput()
+	out, err := exec.Command(bin, "delete", "e", "--embedded-listen", srv.store).CombinedOutput()
 	if code := exitCode(err); code != 1 || !bytes.Contains(out, []byte("insufficient storage: ")) {
-		t.Errorf("gridfsd delete on a disk full to the last byte: exit %d, %s", code, out)
+		t.Errorf("gridfsd delete on a disk full to the last byte without a reserve: exit %d, %s", code, out)
 	}
-	st := openStore(t, srv.store)
+	st = openStore(t, srv.store)
 	st.mustHoldExactly(t, stored)
 
 	// Room again: the delete works.
-	if err := os.Remove(filepath.Join(mnt, "filler-of-the-reserve")); err != nil {
+	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	if r := do(t, "DELETE", base+"/b/fs/a", nil, 0); r.status != http.StatusNoContent {
+	if r := do(t, "DELETE", base+"/b/fs/e", nil, 0); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE once there is room: %d %s", r.status, r.body)
 	}
-	delete(stored, "a")
+	delete(stored, "e")
 	st.mustHoldExactly(t, stored)
 	srv.stop(t)
 }
