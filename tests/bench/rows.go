@@ -65,14 +65,21 @@ func (b *bench) all(ctx context.Context) error {
 }
 
 // fresh empties the bench bucket so that every run sees the same store:
-// on the embedded store a query scans the whole collection.
+// on the embedded store a query scans the whole collection. It then waits
+// until the embedded store has finished with what the drop freed (see
+// settle), so that a timed run does not pay for the run before it.
 func (b *bench) fresh(ctx context.Context) (*buckets.Bucket, error) {
 	d := buckets.NewDB(b.db)
 	d.SetChunkCache(0) // the direct rows measure the store's path, as the gateways do (startServeEnv)
 	if err := d.Drop(ctx, bucketName, true); err != nil && !isNotFound(err) {
 		return nil, err
 	}
-	return d.Create(ctx, bucketName, buckets.Settings{})
+	bk, err := d.Create(ctx, bucketName, buckets.Settings{})
+	if err != nil {
+		return nil, err
+	}
+	b.settle(ctx)
+	return bk, nil
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, buckets.ErrBucketNotFound) }
