@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // Canned ACLs: what a bucket's or a file's owner grants beyond the

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // DefaultChunkCacheBytes is the size of a DB's chunk cache unless

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // ErrNotAligned is a part copy whose source range CopyPart cannot take by

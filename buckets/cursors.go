@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // CursorCloseTimeout bounds the killCursors a closed cursor sends.

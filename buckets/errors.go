@@ -5,9 +5,9 @@ import (
 	"errors"
 
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/topology"
 )
 
 // Sentinel errors; every error a Bucket or DB returns for these conditions

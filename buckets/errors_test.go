@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // TestClientGone: the store's report of a cancelled operation is the

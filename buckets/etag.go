@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // versionFields are the fields of a files document that can change after

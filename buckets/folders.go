@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // FolderPage is one page of a folder listing, in Find's order: the files

@@ -3,7 +3,7 @@ package buckets
 import (
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // Content headers: the representation headers an uploader may give besides

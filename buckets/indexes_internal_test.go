@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // A bucket dropped behind a gateway's back (by another gateway, or by a

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // tiedIDs are _ids of every BSON type an _id may have on any store, in no

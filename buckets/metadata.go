@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // The rules for user metadata, shared by every front door: the HTTP API's

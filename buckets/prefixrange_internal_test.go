@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // A listing of the names under a prefix is a search of the filename index

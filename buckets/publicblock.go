@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // PublicAccessBlock is a bucket's S3 public access block: what it forbids

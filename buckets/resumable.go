@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 	"github.com/minio/sha256-simd"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // Resumable uploads (the tus protocol's model): a file sent in appends at

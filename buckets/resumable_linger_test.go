@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // appendLocked appends as the tus door does: under the lock, with the

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // FieldS3Checksum is the top-level files document field, gridfsd's own like

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // ErrInsufficientStorage means the store has no room for a write: it would

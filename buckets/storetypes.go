@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // A store that speaks MongoDB's protocol may still lack BSON types. MongoDB

@@ -3,7 +3,7 @@ package buckets
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // StoreLacks reports whether the bucket's store cannot hold values of type t.

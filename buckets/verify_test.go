@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // plantFile writes a files document and the given chunks by hand, the way

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // The allocation benchmarks report allocations and bytes per chunk of a

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 func TestBudgetSharesBatchMemory(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 func TestBufferClasses(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // sharedReader is a Reader of f through c.

@@ -19,10 +19,10 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/dav"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

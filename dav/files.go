@@ -14,7 +14,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"golang.org/x/net/webdav"
 )
 

@@ -18,9 +18,9 @@ import (
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 const (

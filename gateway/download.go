@@ -14,8 +14,8 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/labstack/echo/v4"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // getByName serves GET and HEAD /b/{bucket}/{name}?revision=N; an empty

@@ -18,7 +18,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/proctest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestDownloadRanges reads a 100-byte file of 16-byte chunks: ranges inside

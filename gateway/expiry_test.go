@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/gateway"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 func TestExpiryOverHTTP(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/labstack/echo/v4"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Query parameters of a listing that filter on metadata: meta.<key>=<v>

@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/labstack/echo/v4"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Fuzz targets. Their seed corpora are in testdata/fuzz/<name>/ and run

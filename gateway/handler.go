@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/labstack/echo/v4"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // handler holds the API's handlers as plain methods; routes.go maps paths

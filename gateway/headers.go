@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // Header names of gridfsd's own.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/gateway"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // plantMalformed inserts files documents no GridFS reader can use between

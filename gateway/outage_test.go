@@ -18,8 +18,8 @@ import (
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/embedded"
 	"github.com/gridfsd/gridfsd/internal/proctest"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // outageClient bounds every request: a gateway that hung instead of

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/gateway"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // race sends 8 requests at once, request i with body(i) and header, and

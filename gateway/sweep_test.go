@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/gateway"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestSweep: one sweep removes orphaned chunks older than the grace period

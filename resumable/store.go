@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/tus/tusd/v2/pkg/handler"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // store is tusd's DataStore over buckets' resumable uploads. An upload's

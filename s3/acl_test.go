@@ -14,7 +14,7 @@ import (
 	"github.com/gridfsd/gridfsd/internal/grants"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/s3"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // aclEnv is the S3 door and the HTTP API over one database with access

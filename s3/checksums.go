@@ -19,9 +19,9 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/minio/sha256-simd"
 	"github.com/zeebo/xxh3"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Checksums: the x-amz-checksum-* of an upload, given in a header, a

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 // TestTooLargeIsEntityTooLarge: a file past the bucket's limit or past

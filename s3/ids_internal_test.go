@@ -13,8 +13,8 @@ import (
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/auth"
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 const metaPrefix = "x-amz-meta-"

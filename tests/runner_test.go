@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // The runner is only worth its 39 passes if it fails where it should: these

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // specErrors names, for every case whose operation expects an error, the

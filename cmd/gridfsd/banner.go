@@ -12,7 +12,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/config"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/connstring"
 )
 
 // banner is what serve tells whoever started it: where each front door

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 const (

@@ -13,8 +13,8 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/spf13/cobra"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // logTimeFormat is the timestamp of mongofiles' log lines on stderr.

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/spf13/cobra"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // The file commands mongofiles lacks: rename, meta, stat and cat.

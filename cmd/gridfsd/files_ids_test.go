@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestIDsAndMetadataAreValues: an id argument that would act as a query

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestListingSkipsMalformedFiles: list and search leave out a files

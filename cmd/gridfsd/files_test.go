@@ -15,8 +15,8 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

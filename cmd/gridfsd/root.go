@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/config"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/connstring"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
 
 // app carries what every command shares: the configuration being read.

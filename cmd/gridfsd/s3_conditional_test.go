@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestS3ConditionalWrites drives boto3 (its If-Match / If-None-Match

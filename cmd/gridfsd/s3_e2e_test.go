@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 const (

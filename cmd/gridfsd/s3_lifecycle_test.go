@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // TestS3Lifecycle drives awscli and boto3 against gridfsd serve with a

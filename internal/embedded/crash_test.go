@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 	_ "modernc.org/sqlite" // the database/sql driver the fork uses, to look at a killed store's file
 )
 

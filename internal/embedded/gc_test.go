@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // TestReadsCollectRarely: reading GridFS chunks in runs of 8, as gridfsd's chunker.Reader asks

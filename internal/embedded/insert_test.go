@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // insertMessage is an OP_MSG as the Go driver sends an InsertMany of chunks into test.fs.chunks:

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/internal/proctest"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // sqliteHeader reports a database file's page size and whether it is in WAL

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/internal/proctest"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // convertPauseEnv is the fork's test knob (third_party/ferretdb/PATCHES.md, "space given back"):

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/internal/embedded"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // EnvURI names the environment variable that points the tests at a real MongoDB.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // The targets of issue 25, printed beside the figures.

@@ -10,6 +10,9 @@
 package main
 
 import (
+	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
+	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"context"
 	"encoding/json"
 	"flag"
@@ -23,8 +26,8 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/config"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 type settings struct {
@@ -203,12 +206,19 @@ func run(args []string, out io.Writer) error {
 	}
 	defer client.Disconnect(ctx)
 	db := client.Database(s.db)
+	// The driver's rows measure the official driver, as its users have
+	// it; gridfsd's packages use its fork (third_party/mongo-driver).
+	official, err := officialmongo.Connect(officialoptions.Client().ApplyURI(s.uri))
+	if err != nil {
+		return err
+	}
+	defer official.Disconnect(ctx)
 	if err := db.Drop(ctx); err != nil {
 		return fmt.Errorf("drop %s: %w", s.db, err)
 	}
 	defer db.Drop(ctx)
 
-	b := &bench{s: s, db: db}
+	b := &bench{s: s, db: db, official: official.Database(s.db)}
 	if err := b.all(ctx); err != nil {
 		return err
 	}
@@ -238,9 +248,11 @@ type result struct {
 }
 
 type bench struct {
-	s       settings
-	db      *mongo.Database
-	results []result
+	s  settings
+	db *mongo.Database
+	// official is db through the official driver, for the driver's rows.
+	official *officialmongo.Database
+	results  []result
 }
 
 func (b *bench) add(group, name, unit string, runs []float64, note string) result {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	officialevent "go.mongodb.org/mongo-driver/v2/event"
+	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
+	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"bytes"
 	"context"
 	"errors"
@@ -12,10 +16,9 @@ import (
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/chunker"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 const bucketName = "bench"
@@ -207,7 +210,7 @@ func (b *bench) upload(ctx context.Context, data *pattern, gw *gateway) error {
 		if _, err := b.fresh(ctx); err != nil {
 			return 0, err
 		}
-		gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+		gb := b.official.GridFSBucket(officialoptions.GridFSBucket().SetName(bucketName))
 		driverCPU.begin()
 		defer driverCPU.end(size)
 		start := time.Now()
@@ -258,7 +261,7 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 		return err
 	}
 	note := human(size)
-	gb := b.db.GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	gb := b.official.GridFSBucket(officialoptions.GridFSBucket().SetName(bucketName))
 	driverCPU, readerCPU, gwCPU := b.meter(0), b.meter(0), b.meter(gw.cmd.Process.Pid)
 	driver := func(int) (float64, error) {
 		driverCPU.begin()
@@ -371,17 +374,17 @@ func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int
 	}
 	// A client of its own, to count the chunk bytes the driver receives.
 	var received atomic.Int64
-	monitor := &event.CommandMonitor{Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) {
+	monitor := &officialevent.CommandMonitor{Succeeded: func(_ context.Context, e *officialevent.CommandSucceededEvent) {
 		if e.CommandName == "find" || e.CommandName == "getMore" {
 			received.Add(int64(len(e.Reply)))
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(b.s.uri).SetMonitor(monitor))
+	client, err := officialmongo.Connect(officialoptions.Client().ApplyURI(b.s.uri).SetMonitor(monitor))
 	if err != nil {
 		return err
 	}
 	defer client.Disconnect(ctx)
-	gb := client.Database(b.s.db).GridFSBucket(options.GridFSBucket().SetName(bucketName))
+	gb := client.Database(b.s.db).GridFSBucket(officialoptions.GridFSBucket().SetName(bucketName))
 	var driverFetched []float64
 	runs, err := b.repeat(func(int) (float64, error) {
 		received.Store(0)

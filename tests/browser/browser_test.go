@@ -22,7 +22,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // EnvChromium overrides where the tests look for the browser.

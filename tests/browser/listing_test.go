@@ -20,7 +20,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/gateway"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 // startGateway serves a gateway on the test store, recording its answers.

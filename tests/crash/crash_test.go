@@ -20,7 +20,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/event"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
 )
 
 // A DELETE that removed the files document, and whose removal of the

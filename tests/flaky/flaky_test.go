@@ -37,9 +37,9 @@ import (
 	"github.com/gridfsd/gridfsd/internal/embedded"
 	"github.com/gridfsd/gridfsd/internal/faultproxy"
 	"github.com/gridfsd/gridfsd/internal/proctest"
-	"go.mongodb.org/mongo-driver/v2/event"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // rig is a store behind a fault proxy, a gateway on it and an HTTP client.

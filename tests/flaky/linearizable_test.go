@@ -24,8 +24,8 @@ import (
 	"github.com/gridfsd/gridfsd/internal/faultproxy"
 	"github.com/gridfsd/gridfsd/resumable"
 	"github.com/gridfsd/gridfsd/s3"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // A history checker in the manner of Jepsen's Knossos and porcupine (the

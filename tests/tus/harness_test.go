@@ -28,7 +28,7 @@ import (
 
 	"github.com/gridfsd/gridfsd/internal/proctest"
 	"github.com/gridfsd/gridfsd/internal/storetest"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
