@@ -1,6 +1,7 @@
 package main
 
 import (
+	officialbson "go.mongodb.org/mongo-driver/v2/bson"
 	officialevent "go.mongodb.org/mongo-driver/v2/event"
 	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
 	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -267,7 +268,7 @@ func (b *bench) download(ctx context.Context, data *pattern, gw *gateway) error 
 		driverCPU.begin()
 		defer driverCPU.end(size)
 		start := time.Now()
-		n, err := gb.DownloadToStream(ctx, f.ID, io.Discard)
+		n, err := gb.DownloadToStream(ctx, officialID(f.ID), io.Discard)
 		if err != nil || n != size {
 			return 0, fmt.Errorf("driver download: %d bytes, %v", n, err)
 		}
@@ -390,7 +391,7 @@ func (b *bench) seekIn(ctx context.Context, data *pattern, gw *gateway, size int
 		received.Store(0)
 		defer func() { driverFetched = append(driverFetched, float64(received.Load())/1024) }()
 		start := time.Now()
-		ds, err := gb.OpenDownloadStream(ctx, f.ID)
+		ds, err := gb.OpenDownloadStream(ctx, officialID(f.ID))
 		if err != nil {
 			return 0, err
 		}
@@ -432,3 +433,12 @@ func (w *firstByteWriter) Write(p []byte) (int, error) {
 }
 
 func (w *firstByteWriter) Bytes() []byte { return w.buf.Bytes() }
+
+// officialID is a file's id for the official driver, whose ObjectID is a
+// type of its own (gridfsd's packages use the fork's).
+func officialID(id any) any {
+	if oid, ok := id.(bson.ObjectID); ok {
+		return officialbson.ObjectID(oid)
+	}
+	return id
+}
