@@ -62,7 +62,7 @@ var (
 	ErrInvalidStorageClass       = &Error{http.StatusBadRequest, "InvalidStorageClass", "The storage class you specified is not valid"}
 	// ErrStorageFull has no AWS counterpart (AWS never fills up); MinIO
 	// answers its full drives the same way, with a 507.
-	ErrStorageFull = &Error{http.StatusInsufficientStorage, "InsufficientStorage", "The store has no room for this upload; delete objects to proceed."}
+	ErrStorageFull = &Error{http.StatusInsufficientStorage, "InsufficientStorage", "The store is short of space."}
 )
 
 // errorf returns a copy of base with a message of its own.
@@ -129,7 +129,9 @@ func toError(err error) (e *Error, internal bool) {
 	case is(buckets.ErrFileExists):
 		return ErrPreconditionFailed, false
 	case is(buckets.ErrInsufficientStorage):
-		return errorf(ErrStorageFull, "Insufficient storage: %s; delete objects to proceed.", buckets.StorageReason(err)), false
+		// The reason only: the refused request may be a delete (the
+		// store's disk full to its last byte, no reserve set).
+		return errorf(ErrStorageFull, "Insufficient storage: %s.", buckets.StorageReason(err)), false
 	case is(buckets.ErrChunksLost):
 		// Clients retry a 503; nothing was stored.
 		return errorf(ErrServiceUnavailable, "%v", err), false

@@ -61,3 +61,15 @@ func TestClientGoneIsNotTheStoresFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageFullSaysWhy: a 507 gives the store's reason, and no advice
+// that a refused delete would contradict ("delete objects to proceed").
+func TestStorageFullSaysWhy(t *testing.T) {
+	e, internal := toError(fmt.Errorf("remove chunks: %w", buckets.DiskFull(mongo.CommandError{Code: 14031, Message: "database or disk is full"})))
+	if e.Code != "InsufficientStorage" || e.Status != http.StatusInsufficientStorage || internal {
+		t.Fatalf("%s %d (internal %v), want InsufficientStorage 507", e.Code, e.Status, internal)
+	}
+	if !strings.Contains(e.Message, "the store's disk is full") || strings.Contains(e.Message, "delete") {
+		t.Errorf("message %q", e.Message)
+	}
+}
