@@ -12,6 +12,7 @@ import (
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/replybuf"
 )
 
 // maxReadaheadBytes caps how far a sequential reader fetches ahead of the
@@ -297,6 +298,18 @@ func (r *Reader) loadRun(ctx context.Context, first int64, run []*entry) {
 		}
 	}
 	last := first + int64(len(run)) - 1
+	// The replies are read into pooled buffers, given back once the run
+	// is loaded: next copies each chunk out, and nothing else keeps them.
+	// After a failure they are left to the collector: an error may refer
+	// to its reply.
+	replies := &replyBuffers{}
+	ctx = replybuf.With(ctx, replies.alloc)
+	loaded := false
+	defer func() {
+		if loaded {
+			replies.release()
+		}
+	}()
 	cur, err := r.find(ctx, first, last, int32(len(run)))
 	if err != nil {
 		fail(0, err)
@@ -312,6 +325,32 @@ func (r *Reader) loadRun(ctx context.Context, first int64, run []*entry) {
 		r.fetched.Add(int64(len(data)))
 		r.cache.finish(e, data, nil, false)
 	}
+	loaded = true
+}
+
+// replyBuffers are the pooled buffers the replies of one run were read
+// into (see loadRun).
+type replyBuffers struct {
+	mu   sync.Mutex
+	bufs [][]byte
+}
+
+func (rb *replyBuffers) alloc(size int) []byte {
+	b := getBuffer(size)
+	rb.mu.Lock()
+	rb.bufs = append(rb.bufs, b)
+	rb.mu.Unlock()
+	return b
+}
+
+// release gives the buffers back to the pool.
+func (rb *replyBuffers) release() {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	for _, b := range rb.bufs {
+		putBuffer(b)
+	}
+	rb.bufs = nil
 }
 
 // wait waits until e is loaded, or r's context ends; abandoned says that

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"time"
 
@@ -284,7 +285,8 @@ func (c *Client) AdvanceClusterTime(clusterTime bson.Raw) error {
 	if c.Terminated {
 		return ErrSessionEnded
 	}
-	c.ClusterTime = MaxClusterTime(c.ClusterTime, clusterTime)
+	// gridfsd patch (PATCHES.md item 4): a copy, not a slice of the reply.
+	c.ClusterTime = MaxClusterTime(c.ClusterTime, bytes.Clone(clusterTime))
 	return nil
 }
 
@@ -330,7 +332,7 @@ func (c *Client) UpdateRecoveryToken(response bson.Raw) {
 		return
 	}
 
-	c.RecoveryToken = token.Document()
+	c.RecoveryToken = bytes.Clone(token.Document()) // gridfsd patch (PATCHES.md item 4)
 }
 
 // UpdateSnapshotTime updates the session's value for the atClusterTime field of

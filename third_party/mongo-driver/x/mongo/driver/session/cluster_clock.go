@@ -7,6 +7,7 @@
 package session
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
@@ -33,6 +34,9 @@ func (cc *ClusterClock) GetClusterTime() bson.Raw {
 
 // AdvanceClusterTime updates the cluster's current time.
 func (cc *ClusterClock) AdvanceClusterTime(clusterTime bson.Raw) {
+	// gridfsd patch (PATCHES.md item 4): a copy, not a slice of the reply,
+	// whose buffer the caller may reuse.
+	clusterTime = bytes.Clone(clusterTime)
 	cc.lock.Lock()
 	cc.clusterTime = MaxClusterTime(cc.clusterTime, clusterTime)
 	cc.lock.Unlock()

@@ -27,6 +27,7 @@ import (
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/description"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/mnet"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/ocsp"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/replybuf"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/mongo/driver/wiremessage"
 )
 
@@ -541,7 +542,13 @@ func (c *connection) read(ctx context.Context) (bytesRead []byte, errMsg string,
 		return nil, err.Error(), err
 	}
 
-	dst := make([]byte, size)
+	// gridfsd patch (PATCHES.md item 4): a caller may supply the buffer.
+	var dst []byte
+	if alloc := replybuf.From(ctx); alloc != nil {
+		dst = alloc(int(size))[:size]
+	} else {
+		dst = make([]byte, size)
+	}
 	copy(dst, sizeBuf[:])
 
 	n, err = io.ReadFull(c.nc, dst[4:])
