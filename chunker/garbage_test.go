@@ -36,17 +36,8 @@ func TestWriterInsertsMakeLittleGarbage(t *testing.T) {
 	const appends = 8
 	before := insertGarbage()
 	for i := range appends {
-		w, err := chunker.NewWriter(ctx, chunks, fmt.Sprint("f", i), chunker.WriterOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.ReadFrom(bytes.NewReader(data)); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		_, err = records.UpdateOne(ctx, bson.D{{Key: "_id", Value: "r"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: i}}}},
+		mustWrite(t, chunks, fmt.Sprint("f", i), data, chunker.DefaultChunkSize)
+		_, err := records.UpdateOne(ctx, bson.D{{Key: "_id", Value: "r"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: i}}}},
 			options.UpdateOne().SetUpsert(true))
 		if err != nil {
 			t.Fatal(err)
@@ -144,16 +135,7 @@ func TestWriterDocumentsAsTheDriverLaysThemOut(t *testing.T) {
 	}
 	data := randomBytes(4, 250)
 	for _, id := range []any{bson.NewObjectID(), "a name", int64(7), bson.D{{Key: "k", Value: 1.5}}} {
-		w, err := chunker.NewWriter(ctx, chunks, id, small)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, chunks, id, data, 100)
 		cur, err := chunks.Find(ctx, bson.D{{Key: "files_id", Value: id}}, options.Find().SetSort(bson.D{{Key: "n", Value: 1}}))
 		if err != nil {
 			t.Fatal(err)
