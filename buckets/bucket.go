@@ -56,11 +56,13 @@ type Download struct {
 
 // DownloadGCFloor is the garbage the process may hold between two
 // collections while it serves downloads, however small its live heap
-// (internal/gcfloor). A download makes a byte of garbage per byte it
-// sends (the MongoDB driver reads every reply of chunks into a new
-// buffer) while it keeps a few chunks alive, so without a floor Go's
-// collector ran every 4 MB sent: a third of the gateway's CPU on a GET
-// (docs/BENCHMARKS.md, "Reads and the garbage collector"). Every door's
+// (internal/gcfloor). A download made a byte of garbage per byte it
+// sent (the MongoDB driver read every reply of chunks into a new buffer;
+// chunker.Reader has given it pooled ones since the driver's fork item 4)
+// while it kept a few chunks alive, so without a floor Go's collector ran
+// every 4 MB sent: a third of the gateway's CPU on a GET
+// (docs/BENCHMARKS.md, "Reads and the garbage collector"). The floor stays
+// for what a download still makes; it was not measured without it since. Every door's
 // downloads hold it, through Open; uploads, whose memory the collector
 // follows as GOGC says, are left as they were.
 const DownloadGCFloor = 16 << 20

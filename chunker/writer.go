@@ -38,8 +38,8 @@ const DefaultBatchBytes = 3 * DefaultChunkSize
 const InsertsInFlight = 2
 
 // Budget is what the Writers of one process share so that memory stays flat
-// however many clients upload at once. It bounds the inserts in flight (the
-// driver copies a batch about three times while it inserts it), and it
+// however many clients upload at once. It bounds the inserts in flight (each
+// holds its batch's documents and the driver's message of them), and it
 // divides a byte budget for batches among the writers that are active, down
 // to two chunks each (a writer holds 1+InsertsInFlight batches): one upload
 // gets large batches, many get small ones, and with many the store is the

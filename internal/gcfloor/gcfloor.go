@@ -5,7 +5,8 @@
 //
 // Why: a GridFS download makes garbage at the rate it moves bytes (the
 // store's SQLite driver copies every chunk it reads into a new slice, the
-// MongoDB driver reads every reply into a new buffer), while what either
+// MongoDB driver read every reply into a new buffer until gridfsd's fork of
+// it let chunker.Reader pool them), while what either
 // side keeps alive is a few chunks. With Go's defaults (GOGC=100, a 4 MiB
 // minimum) the collector then runs every 4-5 MB moved, hundreds of times a
 // second, and each cycle returns freed pages to the kernel that the next
