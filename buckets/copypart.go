@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gridfsd/gridfsd/chunker"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/x/bsonx/bsoncore"
 )
 
 // ErrNotAligned is a part copy whose source range CopyPart cannot take by
@@ -50,6 +52,7 @@ func (b *Bucket) CopyPart(ctx context.Context, upload string, n int, src *Bucket
 	}
 	first, count := start/cs, (length+cs-1)/cs
 	id := bson.NewObjectID()
+	files := bsoncore.Value{Type: bsoncore.TypeObjectID, Data: id[:]}
 	fail := func(err error) (*Part, error) {
 		b.removeChunksOf(context.WithoutCancel(ctx), id)
 		return nil, err
@@ -87,7 +90,7 @@ func (b *Bucket) CopyPart(ctx context.Context, upload string, n int, src *Bucket
 		}
 		sum.Write(c.Data)
 		copied += size
-		batch = append(batch, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: id}, {Key: "n", Value: int32(want - first)}, {Key: "data", Value: c.Data}})
+		batch = append(batch, bsoncore.Document(chunker.AppendChunkDoc(nil, bson.NewObjectID(), files, int32(want-first), c.Data)))
 		if len(batch) == copyBatch {
 			if err := flush(); err != nil {
 				return fail(fmt.Errorf("copy part %d: write chunks: %w", n, err))

@@ -499,13 +499,13 @@ type docSet struct {
 // names, types and length of every field.
 const chunkDocOverhead = 4 + 1 + (1 + 4 + 12) + (1 + 9) + (1 + 2 + 4) + (1 + 5 + 4 + 1)
 
-// appendChunkDoc appends the BSON document of chunk n of the file whose
+// AppendChunkDoc appends the BSON document of chunk n of the file whose
 // files_id is files: the layout the driver would give a struct of _id,
 // files_id, n and data, made without the driver's encoder, which copies
 // the data twice into buffers it grows and drops (a third of the gateway's
 // CPU on uploads went to those copies and the garbage collections they
-// caused).
-func appendChunkDoc(dst []byte, id bson.ObjectID, files bsoncore.Value, n int32, data []byte) []byte {
+// caused). The driver inserts such a document as it is (its fork's item 1).
+func AppendChunkDoc(dst []byte, id bson.ObjectID, files bsoncore.Value, n int32, data []byte) []byte {
 	idx, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendObjectIDElement(dst, "_id", id)
 	dst = bsoncore.AppendValueElement(dst, "files_id", files)
@@ -548,12 +548,9 @@ func (w *Writer) flush(journaled bool) error {
 		end := min(start+w.chunkSize, len(batch))
 		id := bson.NewObjectID()
 		w.ids = append(w.ids, id)
-		raw = appendChunkDoc(raw, id, w.filesValue, first+i, batch[start:end])
-	}
-	for i, rest := 0, raw; i < int(count); i++ {
-		length, _, _ := bsoncore.ReadLength(rest)
-		docs[i] = bsoncore.Document(rest[:length])
-		rest = rest[length:]
+		at := len(raw)
+		raw = AppendChunkDoc(raw, id, w.filesValue, first+i, batch[start:end])
+		docs[i] = bsoncore.Document(raw[at:]) // an append that grows raw leaves these bytes as they are
 	}
 	putBuffer(batch)
 	var state []byte

@@ -10,9 +10,6 @@
 package main
 
 import (
-	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
-	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"context"
 	"encoding/json"
 	"flag"
@@ -28,6 +25,8 @@ import (
 	"github.com/gridfsd/gridfsd/config"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
+	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
+	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 type settings struct {

@@ -1,11 +1,6 @@
 package main
 
 import (
-	officialbson "go.mongodb.org/mongo-driver/v2/bson"
-	officialevent "go.mongodb.org/mongo-driver/v2/event"
-	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
-	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
-
 	"bytes"
 	"context"
 	"errors"
@@ -20,6 +15,10 @@ import (
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
+	officialbson "go.mongodb.org/mongo-driver/v2/bson"
+	officialevent "go.mongodb.org/mongo-driver/v2/event"
+	officialmongo "go.mongodb.org/mongo-driver/v2/mongo"
+	officialoptions "go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 const bucketName = "bench"
