@@ -1,5 +1,7 @@
 package buckets
 
+import "context"
+
 // LeaseID exposes leaseID to the tests.
 var LeaseID = leaseID
 
@@ -15,4 +17,14 @@ func SetResumableProgress(n int64) (restore func()) {
 	old := resumableProgress
 	resumableProgress = n
 	return func() { resumableProgress = old }
+}
+
+// AssumeUnorderedDurability makes d write as on a store whose durability
+// is not ordered (MongoDB): every insert journaled, and a resumable
+// append's record update overlapping its last insert (Pending).
+func (d *DB) AssumeUnorderedDurability(ctx context.Context) {
+	d.store(ctx)
+	d.types.mu.Lock()
+	d.types.known, d.types.ordered = true, false
+	d.types.mu.Unlock()
 }

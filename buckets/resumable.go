@@ -30,9 +30,12 @@ import (
 // the bytes past the last whole chunk (less than a chunk) are kept in the
 // record itself, written with the new offset in one single-document
 // update, and the next append, on any gateway, stores them as the start of
-// its first chunk. That update goes to the store while the append's last
-// chunks are inserted, naming them (Pending): a record whose named chunks
-// are not all stored is read at the offset before them. The upload's last
+// its first chunk. On a store whose durability is not ordered (MongoDB)
+// that update goes to the store while the append's last chunks are
+// inserted, naming them (Pending): a record whose named chunks are not all
+// stored is read at the offset before them; on the embedded store it
+// follows them and makes them durable (see chunker.Writer.CloseWholeWith).
+// The upload's last
 // chunk is stored short, as a file's is. A long append records its offset
 // as whole chunks are stored (every ResumableProgress bytes), so that a
 // gateway killed in the middle loses at most that much of it.

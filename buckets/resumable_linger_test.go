@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 )
@@ -237,20 +238,57 @@ func TestResumableLingerSeesChanges(t *testing.T) {
 	}
 }
 
-// TestResumablePendingChunksChecked: an append records its offset while
-// its last chunks are still being inserted, naming them in the record. A
-// record whose named chunks are not all stored (the gateway died first)
-// is read at the offset before them, marked as being written, and the
-// upload goes on from there into a file with the right bytes and SHA-256.
+// unorderedBucket is resumableBucket on a DB that writes as on MongoDB,
+// whose durability is not ordered: an append's record update goes to the
+// store while its last chunks are inserted (Pending).
+func unorderedBucket(t *testing.T) *buckets.Bucket {
+	t.Helper()
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	db.AssumeUnorderedDurability(context.Background())
+	b, err := db.Bucket(context.Background(), "tus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestResumablePendingChunksChecked: on a store whose durability is not
+// ordered, an append records its offset while its last chunks are still
+// being inserted, naming them in the record. A record whose named chunks
+// are not all stored (the gateway died first) is read at the offset
+// before them, marked as being written, and the upload goes on from there
+// into a file with the right bytes and SHA-256. On the embedded store the
+// record follows the last chunks and names none.
 func TestResumablePendingChunksChecked(t *testing.T) {
 	ctx := context.Background()
-	b := resumableBucket(t)
 	data := randomBytes(10*testChunk + 10)
+	end := int64(6*testChunk + 300)
+	t.Run("ordered", func(t *testing.T) {
+		b := resumableBucket(t)
+		r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "pending", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := appendLocked(ctx, b, r.ID, 0, data[:end], 0, buckets.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := b.Resumable(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: r.FileID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Offset != end || rec.Pending != nil || n != 6 {
+			t.Fatalf("record after the append: offset %d, pending %+v, %d chunks", rec.Offset, rec.Pending, n)
+		}
+	})
+	b := unorderedBucket(t)
 	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "pending", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := int64(6*testChunk + 300)
 	if _, _, err := appendLocked(ctx, b, r.ID, 0, data[:end], 0, buckets.AppendOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -283,40 +321,56 @@ func TestResumablePendingChunksChecked(t *testing.T) {
 	}
 }
 
-// TestResumableLastInsertFails: when the last insert of an append fails
-// after its record update landed, the append fails and the record goes
-// back to the offset before that insert, marked as being written; the
-// next append removes what is left past it and completes the file.
+// TestResumableLastInsertFails: when the last insert of an append fails,
+// the append fails and the record, marked as being written, is at the
+// offset before that insert (on a store whose durability is not ordered,
+// the record update landed and went back; on the embedded store it was
+// never sent, so the record is where the append began); the next append
+// removes what is left past it and completes the file.
 func TestResumableLastInsertFails(t *testing.T) {
-	ctx := context.Background()
-	b := resumableBucket(t)
-	data := randomBytes(10*testChunk + 10)
-	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "lastfails", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A chunk 5 already there (another writer's, or a dead append's that
-	// the record does not know of) makes the last insert fail.
-	if _, err := b.ChunksCollection().InsertOne(ctx, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: r.FileID},
-		{Key: "n", Value: int32(5)}, {Key: "data", Value: bson.Binary{Data: bytes.Repeat([]byte{'x'}, testChunk)}}}); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = appendLocked(ctx, b, r.ID, 0, data[:6*testChunk+300], time.Hour, buckets.AppendOptions{})
-	if err == nil {
-		t.Fatal("the append whose last insert failed succeeded")
-	}
-	_, o := otherGateway(t, b)
-	rec, err := o.Resumable(ctx, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Offset != testChunk || !rec.Writing {
-		t.Fatalf("record after the last insert failed: offset %d, writing %v", rec.Offset, rec.Writing)
-	}
-	if _, _, err := appendLocked(ctx, b, r.ID, testChunk, data[testChunk:], 0, buckets.AppendOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
-		t.Fatal("content differs")
+	for _, tc := range []struct {
+		name      string
+		unordered bool
+		back      int64 // where the record is after the failure
+	}{
+		{"ordered", false, 0},
+		{"unordered", true, testChunk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			b := resumableBucket(t)
+			if tc.unordered {
+				b = unorderedBucket(t)
+			}
+			data := randomBytes(10*testChunk + 10)
+			r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "lastfails", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A chunk 5 already there (another writer's, or a dead append's that
+			// the record does not know of) makes the last insert fail.
+			if _, err := b.ChunksCollection().InsertOne(ctx, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: r.FileID},
+				{Key: "n", Value: int32(5)}, {Key: "data", Value: bson.Binary{Data: bytes.Repeat([]byte{'x'}, testChunk)}}}); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = appendLocked(ctx, b, r.ID, 0, data[:6*testChunk+300], time.Hour, buckets.AppendOptions{})
+			if err == nil {
+				t.Fatal("the append whose last insert failed succeeded")
+			}
+			_, o := otherGateway(t, b)
+			rec, err := o.Resumable(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Offset != tc.back || !rec.Writing {
+				t.Fatalf("record after the last insert failed: offset %d, writing %v", rec.Offset, rec.Writing)
+			}
+			if _, _, err := appendLocked(ctx, b, r.ID, tc.back, data[tc.back:], 0, buckets.AppendOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
+				t.Fatal("content differs")
+			}
+		})
 	}
 }

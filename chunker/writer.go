@@ -117,8 +117,8 @@ type WriterOptions struct {
 	// log: the embedded store, a standalone or replica set; not a sharded
 	// cluster, whose shards keep logs of their own), and a caller that
 	// makes one before it reports the content stored: a files document, a
-	// record. CloseWholeWith's last insert, which runs alongside the
-	// caller's record, is journaled.
+	// record. CloseWholeWith's caller records the end after the last
+	// insert (see CloseWholeWith).
 	Unjournaled bool
 }
 
@@ -388,11 +388,15 @@ type End struct {
 }
 
 // CloseWholeWith is CloseWhole for a caller that records where the content
-// ends (a resumable upload's offset) and wants to spare the wait between
-// the last insert and that record: commit runs while the last whole chunks
-// are inserted, once every insert before them is stored, if they start at
-// from or later (a caller can fall back only to a length whose hash state
-// it knows); else after the last insert. Until both are done the end does
+// ends (a resumable upload's offset) with commit, a durable write. Without
+// Unjournaled, commit runs while the last whole chunks are inserted, once
+// every insert before them is stored, if they start at from or later (a
+// caller can fall back only to a length whose hash state it knows), which
+// spares the wait between the last insert and the record; else after the
+// last insert. With Unjournaled, always after it: the last insert is
+// unjournaled too, and commit's durable write makes it durable with the
+// others, so the store commits its log once where it committed twice
+// (see the comment in the body). Until both are done the end does
 // not count: when the last insert fails after commit recorded the end, the
 // caller goes back to End.Stored, and commit must record enough for a
 // crash in between to be noticed (chunks missing before End.Last).
@@ -421,13 +425,23 @@ func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (commitErr, 
 		return nil, w.fail(err)
 	}
 	end.Last = w.next + int32(chunkCount(int64(len(w.buf)), w.chunkSize)) - 1
-	overlap := len(w.buf) > 0 && end.Stored >= from
+	// On a store whose durability is ordered (Unjournaled), an overlapping
+	// commit made the store commit its log three times at the end of each
+	// resumable append, two of them synced: the open group of unjournaled
+	// inserts, the journaled last insert, the record. Each commit writes
+	// the database's header, pointer-map and leaf pages besides the rows
+	// (32 KiB each), and the last insert's sync waited for the group's
+	// frames. After the last insert the record's commit covers it: two
+	// commits, one synced. Measured through a gateway (1 GiB in 8 MiB
+	// PATCHes, 6 uploads each, alternated): 2.14 -> 2.11 bytes written by
+	// the store per byte uploaded, 288 -> 328 MB/s (medians).
+	overlap := w.unjournaled == nil && len(w.buf) > 0 && end.Stored >= from
 	w.stored = nil // the caller records the end itself
 	before := len(w.ids)
 	if len(w.buf) > 0 {
-		// journaled: commit may land first, and the end it records must
+		// journaled when commit may land first: the end it records must
 		// not outlive a power loss that these chunks do not
-		if err := w.flush(true); err != nil {
+		if err := w.flush(overlap); err != nil {
 			return nil, err
 		}
 	}

@@ -550,9 +550,9 @@ func TestWriterCloseWholeWithWaitsForEarlierBatches(t *testing.T) {
 }
 
 // TestWriterUnjournaled: with Unjournaled every insert asks for no journal
-// (j: false), but CloseWholeWith's last one, which lands alongside the
-// caller's record of the end; without it none does. Every chunk is stored
-// either way.
+// (j: false), CloseWholeWith's last one too, and its commit runs only once
+// every insert is stored (the commit's durable write covers them); without
+// it none does. Every chunk is stored either way.
 func TestWriterUnjournaled(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -579,7 +579,7 @@ func TestWriterUnjournaled(t *testing.T) {
 		want        string
 	}{
 		{"close", true, false, strings.Repeat("j:false ", 11)},
-		{"close whole with", true, true, strings.Repeat("j:false ", 10) + "-"},
+		{"close whole with", true, true, strings.Repeat("j:false ", 11)},
 		{"journaled", false, false, strings.TrimSpace(strings.Repeat("- ", 11))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -597,7 +597,12 @@ func TestWriterUnjournaled(t *testing.T) {
 			}
 			want := int64(33)
 			if tc.whole {
-				commitErr, err := w.CloseWholeWith(0, func(chunker.End) error { return nil })
+				commitErr, err := w.CloseWholeWith(0, func(e chunker.End) error {
+					if n := countChunks(t, chunks, tc.name); n != 32 || e.Stored != 3200 || e.StoredHash != nil {
+						t.Errorf("commit ran with %d chunks stored, End.Stored %d (hash %v); want all 32 stored", n, e.Stored, e.StoredHash != nil)
+					}
+					return nil
+				})
 				if err != nil || commitErr != nil {
 					t.Fatal(err, commitErr)
 				}
