@@ -330,6 +330,14 @@ func (db *DB) InUnjournaledTransaction(ctx context.Context, f func(*Tx) error) (
 	g.last = time.Now()
 	db.unjournaled.Add(1)
 
+	// The group's pages past SQLite's page cache are in the log already
+	// (spilled): their writes start now, not when the group commits, so
+	// that the synced commit after the group (a resumable append's record,
+	// while its client waits) finds them written (PATCHES.md item 71).
+	if db.ckpt != nil {
+		db.ckpt.behind.unsynced()
+	}
+
 	if g.joined >= groupMax {
 		return db.endGroup()
 	}

@@ -36,7 +36,8 @@ func newWriteBehind(dbFile string) *writeBehind {
 	return &writeBehind{path: dbFile + "-wal", written: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// unsynced tells the goroutine that a commit left frames unsynced; it returns at once.
+// unsynced tells the goroutine that a commit, or a transaction of an open group, left frames
+// unsynced; it returns at once.
 func (w *writeBehind) unsynced() {
 	if w == nil {
 		return
