@@ -319,11 +319,25 @@ func (b *Bucket) Rename(ctx context.Context, id any, name string) error {
 }
 
 // RenameName renames every revision of the files named old. It returns
-// ErrFileNotFound or ErrInvalidFilename.
+// ErrFileNotFound or ErrInvalidFilename. It holds the leases of both names,
+// as every write of a name does (see the commit protocol in doc.go): a
+// delete of old, which removes its older revisions by _id, then comes
+// before or after the rename, never between its listing and its delete,
+// where it removed the renamed file's revisions.
 func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 	if err := CheckFilename(name); err != nil {
 		return err
 	}
+	ls, err := b.acquireLeases(ctx, old, name)
+	if err != nil {
+		return err
+	}
+	defer ls.release(ctx)
+	return b.renameName(ctx, old, name)
+}
+
+// renameName is RenameName under the leases.
+func (b *Bucket) renameName(ctx context.Context, old, name string) error {
 	// Expired revisions stay for the sweeper: renamed, a rule might no
 	// longer expire them.
 	res, err := b.files.UpdateMany(ctx, b.live(bson.D{{Key: "filename", Value: old}}, time.Now()),
@@ -702,15 +716,38 @@ func (b *Bucket) ReplaceName(ctx context.Context, old, name string) error {
 	if old == name {
 		return nil
 	}
-	replaced, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
+	if err := CheckFilename(name); err != nil {
+		return err
+	}
+	ls, err := b.acquireLeases(ctx, old, name)
 	if err != nil {
 		return err
 	}
-	if err := b.RenameName(ctx, old, name); err != nil {
+	// Under the leases: the revisions name had, and after the rename those
+	// of them still named name (not another writer's), by _id.
+	replaced, err := b.idsOf(ctx, bson.D{{Key: "filename", Value: name}})
+	if err == nil {
+		err = b.renameName(ctx, old, name)
+	}
+	if err != nil {
+		ls.release(ctx)
 		return err
 	}
-	if _, err := b.deleteAll(ctx, replaced); err != nil {
-		return fmt.Errorf("replace %q: the renamed file is in place, but an earlier revision of it stays: %w", name, err)
+	var gone []any
+	for _, id := range replaced {
+		var res *mongo.DeleteResult
+		res, err = b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "filename", Value: name}})
+		if err != nil {
+			err = fmt.Errorf("replace %q: the renamed file is in place, but an earlier revision of it stays: %w", name, full(err))
+			break
+		}
+		if res.DeletedCount > 0 {
+			gone = append(gone, id)
+		}
 	}
-	return nil
+	ls.release(ctx)
+	for _, id := range gone {
+		b.dropChunks(ctx, id)
+	}
+	return err
 }

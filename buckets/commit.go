@@ -582,6 +582,9 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		if err != nil {
 			return gone, err
 		}
+		if olderListed != nil {
+			olderListed()
+		}
 		// The older revisions go first: a store that fails between the
 		// two steps leaves the newest in place, the delete not done,
 		// where the other order would bring an older revision back as the
@@ -603,6 +606,10 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 	}
 	return gone, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
 }
+
+// olderListed, when set (by tests), runs in deleteNameDocs between the
+// listing of a name's older revisions and their delete.
+var olderListed func()
 
 // revisionsUpTo lists the _ids of the revisions of f's name that come
 // before f in (uploadDate, _id) order, the order FindByName numbers

@@ -28,3 +28,10 @@ func (d *DB) AssumeUnorderedDurability(ctx context.Context) {
 	d.types.known, d.types.ordered = true, false
 	d.types.mu.Unlock()
 }
+
+// SetOlderListed makes f run in a name's delete between the listing of its
+// older revisions and their delete, and returns what takes it away.
+func SetOlderListed(f func()) (restore func()) {
+	olderListed = f
+	return func() { olderListed = nil }
+}

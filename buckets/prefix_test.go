@@ -160,3 +160,44 @@ func TestReplaceName(t *testing.T) {
 		t.Errorf("oldest revision %q, %v; want the draft's", buf.String(), err)
 	}
 }
+
+// TestRenameNameBesideDeleteName: a rename of a name (WebDAV's MOVE)
+// through another gateway while a delete of that name is between listing
+// its older revisions and deleting them waits for the delete, and then
+// finds nothing to rename. Before the rename took the names' leases it ran
+// inside that window: it reported success, and the delete removed the
+// renamed file's revisions by _id.
+func TestRenameNameBesideDeleteName(t *testing.T) {
+	ctx := context.Background()
+	for _, replace := range []bool{false, true} {
+		b := mustBucket(t, "fs")
+		other, err := buckets.NewDB(b.FilesCollection().Database()).Bucket(ctx, "fs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		upload(t, b, "draft", "draft")
+		renamed := make(chan error, 1)
+		restore := buckets.SetOlderListed(func() {
+			go func() {
+				if replace {
+					renamed <- other.ReplaceName(ctx, "draft", "final")
+				} else {
+					renamed <- other.RenameName(ctx, "draft", "final")
+				}
+			}()
+			// room for the rename to land here, as it did before
+			time.Sleep(200 * time.Millisecond)
+		})
+		n, err := b.DeleteName(ctx, "draft")
+		restore()
+		if err != nil || n != 2 {
+			t.Fatalf("replace %v: delete: %d, %v", replace, n, err)
+		}
+		if err := <-renamed; !errors.Is(err, buckets.ErrFileNotFound) {
+			t.Errorf("replace %v: the rename of the deleted name: %v, want ErrFileNotFound", replace, err)
+		}
+		if got := names(t, b); len(got) != 0 {
+			t.Errorf("replace %v: names %q left; want none", replace, got)
+		}
+	}
+}
