@@ -263,8 +263,10 @@ func TestResumablePendingChunksChecked(t *testing.T) {
 	ctx := context.Background()
 	data := randomBytes(10*testChunk + 10)
 	end := int64(6*testChunk + 300)
-	t.Run("ordered", func(t *testing.T) {
-		b := resumableBucket(t)
+	// appended creates an upload of data in b and appends its first end
+	// bytes; it returns the record after that append.
+	appended := func(t *testing.T, b *buckets.Bucket) *buckets.Resumable {
+		t.Helper()
 		r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "pending", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
 		if err != nil {
 			t.Fatal(err)
@@ -276,7 +278,12 @@ func TestResumablePendingChunksChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: r.FileID}})
+		return rec
+	}
+	t.Run("ordered", func(t *testing.T) {
+		b := resumableBucket(t)
+		rec := appended(t, b)
+		n, err := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: rec.FileID}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,28 +292,18 @@ func TestResumablePendingChunksChecked(t *testing.T) {
 		}
 	})
 	b := unorderedBucket(t)
-	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "pending", Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := appendLocked(ctx, b, r.ID, 0, data[:end], 0, buckets.AppendOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := b.Resumable(ctx, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := appended(t, b)
 	// The first batch is one chunk (chunker.WriterOptions.FirstBatchBytes),
 	// the last one the other five.
-	if rec.Offset != end || rec.Pending == nil || rec.Pending.From != 1 || rec.Pending.Last != 5 || rec.Pending.Offset != testChunk {
-		t.Fatalf("record after the append: offset %d, pending %+v", rec.Offset, rec.Pending)
+	if r.Offset != end || r.Pending == nil || r.Pending.From != 1 || r.Pending.Last != 5 || r.Pending.Offset != testChunk {
+		t.Fatalf("record after the append: offset %d, pending %+v", r.Offset, r.Pending)
 	}
 	// The last insert's chunk 5 never landed.
 	if _, err := b.ChunksCollection().DeleteOne(ctx, bson.D{{Key: "files_id", Value: r.FileID}, {Key: "n", Value: int32(5)}}); err != nil {
 		t.Fatal(err)
 	}
 	_, o := otherGateway(t, b)
-	rec, err = o.Resumable(ctx, r.ID)
+	rec, err := o.Resumable(ctx, r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
