@@ -395,8 +395,8 @@ type End struct {
 // spares the wait between the last insert and the record; else after the
 // last insert. With Unjournaled, always after it: the last insert is
 // unjournaled too, and commit's durable write makes it durable with the
-// others, so the store commits its log once where it committed twice
-// (see the comment in the body). Until both are done the end does
+// others, one commit of the store's log fewer at each end (see the
+// comment in the body). Until both are done the end does
 // not count: when the last insert fails after commit recorded the end, the
 // caller goes back to End.Stored, and commit must record enough for a
 // crash in between to be noticed (chunks missing before End.Last).
