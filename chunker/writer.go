@@ -311,7 +311,7 @@ func (w *Writer) filled(n int) error {
 	w.buf = w.buf[:len(w.buf)+n]
 	w.length += int64(n)
 	if len(w.buf) == w.batchCap {
-		return w.flush(false)
+		return w.flush()
 	}
 	return nil
 }
@@ -324,7 +324,7 @@ func (w *Writer) Close() error {
 	}
 	w.stored = nil // the caller records the end itself
 	if len(w.buf) > 0 {
-		if err := w.flush(false); err != nil {
+		if err := w.flush(); err != nil {
 			return err
 		}
 	}
@@ -353,7 +353,7 @@ func (w *Writer) CloseWhole() ([]byte, error) {
 	}
 	w.stored = nil // the caller records the end itself
 	if len(w.buf) > 0 {
-		if err := w.flush(false); err != nil {
+		if err := w.flush(); err != nil {
 			return nil, err
 		}
 	}
@@ -439,9 +439,10 @@ func (w *Writer) CloseWholeWith(from int64, commit func(End) error) (commitErr, 
 	w.stored = nil // the caller records the end itself
 	before := len(w.ids)
 	if len(w.buf) > 0 {
-		// journaled when commit may land first: the end it records must
-		// not outlive a power loss that these chunks do not
-		if err := w.flush(overlap); err != nil {
+		// journaled whenever commit may land first (overlap needs a store
+		// without Unjournaled): the end it records must not outlive a
+		// power loss that these chunks do not
+		if err := w.flush(); err != nil {
 			return nil, err
 		}
 	}
@@ -531,8 +532,8 @@ func AppendChunkDoc(dst []byte, id bson.ObjectID, files bsoncore.Value, n int32,
 
 // flush hands the filled part of buf to an insert, after waiting for the
 // oldest one if InsertsInFlight are in flight, so memory stays at
-// 1+InsertsInFlight batches. journaled overrides WriterOptions.Unjournaled.
-func (w *Writer) flush(journaled bool) error {
+// 1+InsertsInFlight batches.
+func (w *Writer) flush() error {
 	if ready := w.ready; ready != nil {
 		w.ready = nil
 		if err := ready(); err != nil {
@@ -592,7 +593,7 @@ func (w *Writer) flush(journaled bool) error {
 	}
 	idsEnd := len(w.ids)
 	chunks := w.chunks
-	if w.unjournaled != nil && !journaled {
+	if w.unjournaled != nil {
 		chunks = w.unjournaled
 	}
 	result := make(chan error, 1)
