@@ -251,12 +251,14 @@ func (b *Bucket) deleteNamed(ctx context.Context, f *File) (bool, error) {
 	if err != nil || g.Filename != f.Filename {
 		return false, err
 	}
-	res, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}})
+	res, err := b.files.DeleteOne(ctx, named(f.ID, f.Filename))
 	if err != nil {
 		return false, fmt.Errorf("delete file %v: %w", f.ID, full(err))
 	}
 	if res.DeletedCount == 0 {
-		return false, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, f.ID, b.name)
+		// Moved (RenamePrefix) or removed since the stat: look again.
+		_, err := b.stat(ctx, f.ID)
+		return false, err
 	}
 	return true, nil
 }

@@ -195,12 +195,75 @@ func (u *Upload) Commit() (*File, error) {
 }
 
 // removeFilesDoc removes f's files document (its chunks stay for the
-// caller), whatever version it is now: the caller holds its name's lease.
+// caller), whatever version it is now, if it still has f's name: the
+// caller holds that name's lease. Else it returns errRenamed and the file
+// stays.
 func (b *Bucket) removeFilesDoc(ctx context.Context, f *File) error {
-	if _, err := b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: f.ID}}); err != nil {
+	res, err := b.files.DeleteOne(ctx, named(f.ID, f.Filename))
+	if err != nil {
 		return fmt.Errorf("delete replaced file %v: %w", f.ID, full(err))
 	}
+	if res.DeletedCount == 0 {
+		return fmt.Errorf("delete replaced file %v: %w", f.ID, errRenamed)
+	}
 	return nil
+}
+
+// errRenamed is a files document that a write under its name's lease no
+// longer finds under that name: a folder's move, which takes no lease
+// (RenamePrefix), renamed it meanwhile, or another client removed it.
+var errRenamed = errors.New("no longer under that name")
+
+// named is the filter of the files document with _id id while it is named
+// name. Every delete of a document found by name, under the name's lease,
+// filters on the name too: a folder's move takes no lease (RenamePrefix:
+// leases for 50,000 names would cost two writes each), so without it a
+// delete that listed a file before the move removed the moved file.
+func named(id any, name string) bson.D {
+	return bson.D{{Key: "_id", Value: id}, {Key: "filename", Value: name}}
+}
+
+// removeNamed removes the files documents of ids that are still named name
+// and returns the ids of those gone, whose chunks the caller drops. A file
+// moved since it was listed (see named) stays, chunks and all; so does
+// every one when the store cannot say which are gone.
+func (b *Bucket) removeNamed(ctx context.Context, name string, ids []any) ([]any, error) {
+	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, {Key: "filename", Value: name}}
+	res, err := b.files.DeleteMany(ctx, filter)
+	if err != nil {
+		return nil, full(err)
+	}
+	if res.DeletedCount == int64(len(ids)) {
+		return ids, nil
+	}
+	kept, err := b.present(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var gone []any
+	for _, id := range ids {
+		if v, err := rawValue(id); err == nil && !kept[idKey(v)] {
+			gone = append(gone, id)
+		}
+	}
+	return gone, nil
+}
+
+// present returns the keys (idKey) of those of ids that have a files
+// document, under any name.
+func (b *Bucket) present(ctx context.Context, ids []any) (map[string]bool, error) {
+	cur, err := b.files.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, full(err)
+	}
+	kept := map[string]bool{}
+	if err := eachRaw(ctx, cur, func(raw bson.Raw) error {
+		kept[idKey(raw.Lookup("_id"))] = true
+		return nil
+	}); err != nil {
+		return nil, full(err)
+	}
+	return kept, nil
 }
 
 func (u *Upload) commit(ctx context.Context) (*File, error) {
@@ -308,7 +371,11 @@ func (b *Bucket) commitFile(ctx context.Context, c pendingFile) (f, replaced *Fi
 	if c.replace && c.cond.IfMatch != "" && cur != nil {
 		// Still under the lease: no conditional write sees the name with
 		// both revisions, and none changes the replaced one meanwhile.
-		return f, cur, b.removeFilesDoc(ctx, cur), nil
+		err := b.removeFilesDoc(ctx, cur)
+		if errors.Is(err, errRenamed) {
+			return f, nil, nil, nil // moved away meanwhile: it stays
+		}
+		return f, cur, err, nil
 	}
 	return f, nil, nil, nil
 }
@@ -573,10 +640,11 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 			if err != nil || len(expired) == 0 {
 				return gone, notFound
 			}
-			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: expired}}}}); err != nil {
+			removed, err := b.removeNamed(ctx, name, expired)
+			if err != nil {
 				return gone, notFound
 			}
-			return append(gone, expired...), notFound
+			return append(gone, removed...), notFound
 		}
 		older, err := b.revisionsUpTo(ctx, cur)
 		if err != nil {
@@ -590,10 +658,11 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		// where the other order would bring an older revision back as the
 		// newest.
 		if len(older) > 0 {
-			if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: older}}}}); err != nil {
-				return gone, fmt.Errorf("delete older revisions of %q: %w", name, full(err))
+			removed, err := b.removeNamed(ctx, name, older)
+			if err != nil {
+				return gone, fmt.Errorf("delete older revisions of %q: %w", name, err)
 			}
-			gone = append(gone, older...)
+			gone = append(gone, removed...)
 		}
 		res, err := b.files.DeleteOne(ctx, versionFilter(cur))
 		if err != nil {

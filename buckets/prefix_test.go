@@ -201,3 +201,46 @@ func TestRenameNameBesideDeleteName(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamePrefixBesideDeleteName: a folder's move, which takes no lease,
+// that lands while a delete of a name inside it is between listing the
+// name's older revisions and deleting them leaves the moved files whole,
+// and the delete finds nothing left under the name. Before deletes under a
+// name's lease filtered on the name, the delete removed the moved file's
+// older revision by _id, and its chunks.
+func TestRenamePrefixBesideDeleteName(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	for _, content := range []string{"first", "second"} {
+		if _, err := b.Upload(ctx, "a/x", strings.NewReader(content), buckets.UploadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var moved int
+	var moveErr error
+	restore := buckets.SetOlderListed(func() { moved, moveErr = b.RenamePrefix(ctx, "a/", "b/") })
+	n, err := b.DeleteName(ctx, "a/x")
+	restore()
+	if moved != 2 || moveErr != nil {
+		t.Fatalf("the move: %d, %v; want 2 files moved", moved, moveErr)
+	}
+	if !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Errorf("the delete of a name moved away: %d, %v; want ErrFileNotFound", n, err)
+	}
+	if got, want := names(t, b), []string{"b/x", "b/x"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	for revision, want := range []string{"first", "second"} {
+		d, err := b.OpenName(ctx, "b/x", revision)
+		if err != nil {
+			t.Errorf("revision %d: %v", revision, err)
+			continue
+		}
+		var buf bytes.Buffer
+		_, err = buf.ReadFrom(d)
+		d.Close()
+		if err != nil || buf.String() != want {
+			t.Errorf("revision %d: %q, %v; want %q", revision, buf.String(), err, want)
+		}
+	}
+}

@@ -141,6 +141,7 @@ type candidate struct {
 	length   int64
 	at       time.Time // when it expired
 	revision bool      // hidden by a revision rule, not expired by a date
+	name     string    // a revision's name, which its delete filters on (see named)
 }
 
 // SweepExpired removes, in batches, every file of b that has expired and
@@ -253,10 +254,11 @@ func byBytes(batch []candidate, limit int64) []candidate {
 // gone in another, and returns the candidates it removed. Each command is
 // a search of an index per _id ($in), on MongoDB and the embedded store.
 func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Time) ([]candidate, error) {
-	var expired, revisions, all bson.A
+	var expired, revisions, names, all bson.A
 	for _, c := range batch {
 		if c.revision {
 			revisions = append(revisions, c.id)
+			names = append(names, c.name)
 		} else {
 			expired = append(expired, c.id)
 		}
@@ -269,20 +271,13 @@ func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Ti
 		}
 	}
 	if len(revisions) > 0 {
-		if _, err := b.files.DeleteMany(ctx, bson.D{in(revisions)}); err != nil {
+		if _, err := b.files.DeleteMany(ctx, bson.D{in(revisions), {Key: "filename", Value: bson.D{{Key: "$in", Value: names}}}}); err != nil {
 			return nil, fmt.Errorf("sweep files: %w", full(err))
 		}
 	}
-	cur, err := b.files.Find(ctx, bson.D{in(all)}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	kept, err := b.present(ctx, all)
 	if err != nil {
-		return nil, fmt.Errorf("sweep files: %w", full(err))
-	}
-	kept := map[string]bool{}
-	if err := eachRaw(ctx, cur, func(raw bson.Raw) error {
-		kept[idKey(raw.Lookup("_id"))] = true
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("sweep files: %w", full(err))
+		return nil, fmt.Errorf("sweep files: %w", err)
 	}
 	var gone []candidate
 	var ids bson.A
@@ -411,7 +406,7 @@ func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) 
 					continue
 				}
 				length, _ := docs[i].Lookup("length").AsInt64OK()
-				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, revision: true})
+				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, revision: true, name: name})
 				if len(out) >= n {
 					return stop
 				}

@@ -266,10 +266,13 @@ func (b *Bucket) markDeleted(ctx context.Context, name string, cond Conditions, 
 		return nil, fmt.Errorf("write delete marker of %q: %w", name, full(err))
 	}
 	if null != nil {
-		if err := b.removeFilesDoc(ctx, null); err != nil {
+		switch err := b.removeFilesDoc(ctx, null); {
+		case errors.Is(err, errRenamed): // moved away meanwhile: it stays
+		case err != nil:
 			return nil, err
+		default:
+			drop = append(drop, null.ID)
 		}
-		drop = append(drop, null.ID)
 	}
 	return ParseFile(raw)
 }
@@ -380,7 +383,7 @@ func (b *Bucket) loneMarkerBatch(ctx context.Context, now time.Time, n int) ([]c
 				return nil
 			}
 			dt, _ := docs[0].Lookup("uploadDate").DateTimeOK()
-			out = append(out, candidate{id: id, at: time.UnixMilli(dt), revision: true})
+			out = append(out, candidate{id: id, at: time.UnixMilli(dt), revision: true, name: name})
 			return nil
 		})
 		if err != nil {
