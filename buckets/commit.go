@@ -451,11 +451,11 @@ func (u *Upload) Replaced() (*File, error) { return u.replaced, u.replaceErr }
 const maxCASAttempts = 16
 
 // PatchIf renames the file with _id id and/or replaces its metadata, as
-// Patch does, if cond holds for it, and returns the file as changed. With
-// conditions it holds the lease of the file's name (and of the new name),
-// so that it is atomic with conditional uploads and deletes of the name,
-// and its update names the version it checked, so that it is atomic with
-// other writes by id too. With an If-Match and no file it returns
+// Patch does, if cond holds for it, and returns the file as changed. It
+// holds the lease of the file's name (and of the new name), so that it is
+// atomic with conditional uploads and deletes of the name, and its update
+// names the version it checked, so that it is atomic with other writes by
+// id too. With an If-Match and no file it returns
 // ErrPreconditionFailed, else ErrFileNotFound.
 func (b *Bucket) PatchIf(ctx context.Context, id any, name *string, metadata *bson.D, cond Conditions) (*File, error) {
 	return b.PatchFileIf(ctx, id, FilePatch{Filename: name, Metadata: metadata}, cond)
@@ -491,23 +491,18 @@ func (b *Bucket) PatchFileIf(ctx context.Context, id any, p FilePatch, cond Cond
 			}
 		}
 	}
-	if !cond.Any() && len(update) > 0 {
-		// Only a live file: clearing the expiry of one that has expired
-		// must not bring it back.
-		res, err := b.files.UpdateOne(ctx, b.live(bson.D{{Key: "_id", Value: id}}, time.Now()), update)
-		if err != nil {
-			return nil, fmt.Errorf("update file %v: %w", id, full(err))
-		}
-		if res.MatchedCount == 0 {
-			return nil, fmt.Errorf("%w: id %v in bucket %s", ErrFileNotFound, id, b.name)
-		}
-		return b.Stat(ctx, id)
-	}
 	if len(update) == 0 {
 		return b.current(ctx, id, cond)
 	}
+	// Under the leases even without conditions, as an upload's commit: a
+	// rename into a name, or an edit of the version a conditional write
+	// of the name checked, must not land between that write's check and
+	// its commit (an If-None-Match: * upload would commit beside the file
+	// renamed in; an If-Match replace would remove the edited version).
 	err = b.underLease(ctx, id, cond, name, func(f *File) (bool, error) {
-		res, err := b.files.UpdateOne(ctx, versionFilter(f), update)
+		// Only a live file: clearing the expiry of one that has expired
+		// must not bring it back.
+		res, err := b.files.UpdateOne(ctx, b.live(versionFilter(f), time.Now()), update)
 		if err != nil {
 			return false, fmt.Errorf("update file %v: %w", id, full(err))
 		}

@@ -501,3 +501,47 @@ func TestDeleteByIDOrderedWithReplace(t *testing.T) {
 	}
 	t.Logf("delete first in %d rounds, replace first in %d", deleted, replaced)
 }
+
+// TestPatchWaitsForLeases: a rename and a metadata edit without
+// conditions wait for a lease another writer holds on the name, as an
+// upload's commit does. Before, they wrote at once: inside a conditional
+// upload's window between its check and its commit, an If-None-Match: *
+// upload of the new name committed beside the file renamed into it.
+func TestPatchWaitsForLeases(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	leases := b.FilesCollection().Database().Collection(buckets.LeasesCollection)
+	f, err := b.Upload(ctx, "draft", bytes.NewReader([]byte("x")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, meta := "final", bson.D{{Key: "k", Value: "v"}}
+	for _, c := range []struct {
+		what, held string
+		patch      buckets.FilePatch
+	}{
+		{"the rename", "final", buckets.FilePatch{Filename: &final}},
+		{"the metadata edit", "final", buckets.FilePatch{Metadata: &meta}},
+	} {
+		key := buckets.LeaseID("fs", c.held)
+		if _, err := leases.InsertOne(ctx, bson.D{{Key: "_id", Value: key}, {Key: "holder", Value: "alive"},
+			{Key: "expires", Value: bson.NewDateTimeFromTime(time.Now().Add(time.Hour))}}); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			leases.DeleteOne(ctx, bson.D{{Key: "_id", Value: key}})
+		}()
+		start := time.Now()
+		if _, err := b.PatchFileIf(ctx, f.ID, c.patch, buckets.Conditions{}); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took < 250*time.Millisecond {
+			t.Errorf("%s took %s: it did not wait for the lease held on %q", c.what, took, c.held)
+		}
+	}
+	g, err := b.Stat(ctx, f.ID)
+	if err != nil || g.Filename != "final" {
+		t.Fatalf("after the patches: %+v, %v", g, err)
+	}
+}
