@@ -272,16 +272,22 @@ func (b *Bucket) DeleteName(ctx context.Context, name string) (int, error) {
 	return b.DeleteNameIf(ctx, name, Conditions{})
 }
 
-// deleteAll removes the files with these ids and returns how many it
-// removed; a file another client deleted meanwhile is not an error.
-func (b *Bucket) deleteAll(ctx context.Context, ids []any) (int, error) {
+// deleteAll removes the files listed, each only while it still has the
+// name it was listed under (a folder's move takes no lease: see named),
+// holding that name's lease, and returns how many it removed; a file
+// another client deleted or moved meanwhile is not an error.
+func (b *Bucket) deleteAll(ctx context.Context, files []*File) (int, error) {
+	if deleteListed != nil {
+		deleteListed()
+	}
 	removed := 0
-	for _, id := range ids {
-		err := b.Delete(ctx, id)
+	for _, f := range files {
+		ok, err := b.deleteNamed(ctx, f)
 		if err != nil && !errors.Is(err, ErrFileNotFound) {
 			return removed, err
 		}
-		if err == nil {
+		if ok {
+			b.dropChunks(ctx, f.ID)
 			removed++
 		}
 	}
@@ -323,9 +329,8 @@ func (b *Bucket) Rename(ctx context.Context, id any, name string) error {
 // RenameName renames every revision of the files named old. It returns
 // ErrFileNotFound or ErrInvalidFilename. It holds the leases of both names,
 // as every write of a name does (see the commit protocol in doc.go): a
-// delete of old, which removes its older revisions by _id, then comes
-// before or after the rename, never between its listing and its delete,
-// where it removed the renamed file's revisions.
+// delete of old then comes before or after the rename, never between its
+// listing of old's revisions and their delete.
 func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 	if err := CheckFilename(name); err != nil {
 		return err

@@ -645,8 +645,8 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 		if err != nil {
 			return gone, err
 		}
-		if olderListed != nil {
-			olderListed()
+		if deleteListed != nil {
+			deleteListed()
 		}
 		// The older revisions go first: a store that fails between the
 		// two steps leaves the newest in place, the delete not done,
@@ -671,9 +671,11 @@ func (b *Bucket) deleteNameDocs(ctx context.Context, name string, cond Condition
 	return gone, fmt.Errorf("%w: %q kept changing", ErrPreconditionFailed, name)
 }
 
-// olderListed, when set (by tests), runs in deleteNameDocs between the
-// listing of a name's older revisions and their delete.
-var olderListed func()
+// deleteListed, when set (by tests), runs in a delete between the listing
+// of what it removes and their removal: a name's older revisions
+// (deleteNameDocs), a folder's files or a name's earlier revisions
+// (deleteAll).
+var deleteListed func()
 
 // revisionsUpTo lists the _ids of the revisions of f's name that come
 // before f in (uploadDate, _id) order, the order FindByName numbers

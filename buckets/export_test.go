@@ -29,9 +29,10 @@ func (d *DB) AssumeUnorderedDurability(ctx context.Context) {
 	d.types.mu.Unlock()
 }
 
-// SetOlderListed makes f run in a name's delete between the listing of its
-// older revisions and their delete, and returns what takes it away.
-func SetOlderListed(f func()) (restore func()) {
-	olderListed = f
-	return func() { olderListed = nil }
+// SetDeleteListed makes f run in a delete between the listing of what it
+// removes and their removal (see deleteListed), and returns what takes it
+// away.
+func SetDeleteListed(f func()) (restore func()) {
+	deleteListed = f
+	return func() { deleteListed = nil }
 }

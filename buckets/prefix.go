@@ -150,7 +150,8 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 
 // DeletePrefix removes every file whose name starts with prefix, every
 // revision, each files document before its chunks, and returns how many it
-// removed. A file another client deleted meanwhile is not an error.
+// removed. A file another client deleted meanwhile is not an error; one
+// moved out of the folder meanwhile (RenamePrefix) stays.
 func (b *Bucket) DeletePrefix(ctx context.Context, prefix string) (int, error) {
 	if prefix == "" {
 		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
@@ -164,11 +165,7 @@ func (b *Bucket) DeletePrefix(ctx context.Context, prefix string) (int, error) {
 		if len(page.Files) == 0 {
 			return removed, nil
 		}
-		ids := make([]any, len(page.Files))
-		for i, f := range page.Files {
-			ids[i] = f.ID
-		}
-		n, err := b.deleteAll(ctx, ids)
+		n, err := b.deleteAll(ctx, page.Files)
 		removed += n
 		if err != nil {
 			return removed, err

@@ -177,7 +177,7 @@ func TestRenameNameBesideDeleteName(t *testing.T) {
 		}
 		upload(t, b, "draft", "draft")
 		renamed := make(chan error, 1)
-		restore := buckets.SetOlderListed(func() {
+		restore := buckets.SetDeleteListed(func() {
 			go func() {
 				if replace {
 					renamed <- other.ReplaceName(ctx, "draft", "final")
@@ -218,7 +218,7 @@ func TestRenamePrefixBesideDeleteName(t *testing.T) {
 	}
 	var moved int
 	var moveErr error
-	restore := buckets.SetOlderListed(func() { moved, moveErr = b.RenamePrefix(ctx, "a/", "b/") })
+	restore := buckets.SetDeleteListed(func() { moved, moveErr = b.RenamePrefix(ctx, "a/", "b/") })
 	n, err := b.DeleteName(ctx, "a/x")
 	restore()
 	if moved != 2 || moveErr != nil {
@@ -241,6 +241,47 @@ func TestRenamePrefixBesideDeleteName(t *testing.T) {
 		d.Close()
 		if err != nil || buf.String() != want {
 			t.Errorf("revision %d: %q, %v; want %q", revision, buf.String(), err, want)
+		}
+	}
+}
+
+// TestRenamePrefixBesideDeletePrefix: a folder's move that lands after a
+// delete of the folder listed its files leaves the moved files whole.
+// Before, the delete removed each listed file by _id, under whatever name
+// it had by then: the move reported the folder moved, and then it was gone.
+func TestRenamePrefixBesideDeletePrefix(t *testing.T) {
+	ctx := context.Background()
+	b := mustBucket(t, "fs")
+	upload(t, b, "a/x", "a/y", "c")
+	var moved int
+	var moveErr error
+	restore := buckets.SetDeleteListed(func() {
+		if moved == 0 {
+			moved, moveErr = b.RenamePrefix(ctx, "a/", "b/")
+		}
+	})
+	n, err := b.DeletePrefix(ctx, "a/")
+	restore()
+	if moved != 2 || moveErr != nil {
+		t.Fatalf("the move: %d, %v; want 2 files moved", moved, moveErr)
+	}
+	if n != 0 || err != nil {
+		t.Errorf("the delete of a folder moved away: %d, %v; want 0 removed", n, err)
+	}
+	if got, want := names(t, b), []string{"b/x", "b/y", "c"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	for _, name := range []string{"b/x", "b/y"} {
+		d, err := b.OpenName(ctx, name, -1)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var buf bytes.Buffer
+		_, err = buf.ReadFrom(d)
+		d.Close()
+		if err != nil || buf.String() != "a/"+name[2:] {
+			t.Errorf("%s: %q, %v; want its content", name, buf.String(), err)
 		}
 	}
 }

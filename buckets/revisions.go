@@ -24,7 +24,11 @@ func (b *Bucket) DeleteOlderRevisions(ctx context.Context, f *File) (int, error)
 	if err != nil {
 		return 0, fmt.Errorf("delete older revisions of %q: %w", f.Filename, err)
 	}
-	removed, err := b.deleteAll(ctx, ids)
+	files := make([]*File, len(ids))
+	for i, id := range ids {
+		files[i] = &File{ID: id, Filename: f.Filename}
+	}
+	removed, err := b.deleteAll(ctx, files)
 	if err != nil {
 		return removed, fmt.Errorf("delete older revisions of %q: %w", f.Filename, err)
 	}
