@@ -605,3 +605,37 @@ func TestPutRefusedWhileStreaming(t *testing.T) {
 type fillingSpace struct{ free atomic.Uint64 }
 
 func (s *fillingSpace) FreeBytes() (uint64, error) { return s.free.Add(^uint64(1<<20 - 1)), nil }
+
+// TestConcurrentPropPatchesKeepEach: PROPPATCHes of different properties
+// of one file at once all land. Each reads the metadata, changes it and
+// writes it back; without a condition on the version it read, the last
+// writer removed what the others had set meanwhile.
+func TestConcurrentPropPatchesKeepEach(t *testing.T) {
+	e := newEnv(t, nil)
+	e.must("MKCOL", "/dav/docs/", nil, "", 201)
+	e.must("PUT", "/dav/docs/a.txt", nil, "hello", 201)
+	const n = 8
+	statuses := make(chan int, n)
+	for i := range n {
+		go func() {
+			patch := fmt.Sprintf(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:x="urn:example:">`+
+				`<D:set><D:prop><x:p%d>v%d</x:p%d></D:prop></D:set></D:propertyupdate>`, i, i, i)
+			statuses <- e.do("PROPPATCH", "/dav/docs/a.txt", nil, patch).status
+		}()
+	}
+	for range n {
+		if s := <-statuses; s != 207 {
+			t.Errorf("PROPPATCH: %d, want 207", s)
+		}
+	}
+	b, _ := e.db.Bucket(context.Background(), "docs")
+	f, err := b.FindByName(context.Background(), "a.txt", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if want := fmt.Sprintf(`"v%d"`, i); !strings.Contains(f.Metadata.String(), want) {
+			t.Errorf("property p%d lost: %s", i, f.Metadata)
+		}
+	}
+}

@@ -193,18 +193,34 @@ func (d *dirFile) Patch(patches []webdav.Proppatch) ([]webdav.Propstat, error) {
 	return patchFile(d.ctx, b, marker, patches)
 }
 
-// patchFile applies PROPPATCH to a file's metadata.
+// patchFile applies PROPPATCH to a file's metadata. The metadata is
+// written only over the version it was read from (If-Match its ETag), and
+// read again when another write came first: otherwise two PROPPATCHes of
+// one file at once kept only the last one's properties.
 func patchFile(ctx context.Context, b *buckets.Bucket, f *buckets.File, patches []webdav.Proppatch) ([]webdav.Propstat, error) {
 	q := requestOf(ctx)
-	md, stats, err := patchedMetadata(f.Metadata, patches)
-	if err != nil || md == nil {
-		return stats, q.fail(err)
+	for range maxPatchAttempts {
+		md, stats, err := patchedMetadata(f.Metadata, patches)
+		if err != nil || md == nil {
+			return stats, q.fail(err)
+		}
+		_, err = b.PatchIf(ctx, f.ID, nil, &md, buckets.Conditions{IfMatch: f.ETag()})
+		if !errors.Is(err, buckets.ErrPreconditionFailed) {
+			if err != nil {
+				return nil, q.fail(err)
+			}
+			return stats, nil
+		}
+		if f, err = b.Stat(ctx, f.ID); err != nil {
+			return nil, q.fail(err)
+		}
 	}
-	if err := b.SetMetadata(ctx, f.ID, md); err != nil {
-		return nil, q.fail(err)
-	}
-	return stats, nil
+	return nil, q.fail(fmt.Errorf("%w: %q kept changing", buckets.ErrPreconditionFailed, f.Filename))
 }
+
+// maxPatchAttempts bounds how often a PROPPATCH reads a file's metadata
+// again because another write changed it first.
+const maxPatchAttempts = 16
 
 // readFile is an open file: its chunks are fetched only once it is read,
 // from where it was sought to, so that a PROPFIND that opens every file
