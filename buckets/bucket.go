@@ -332,6 +332,14 @@ func (b *Bucket) Rename(ctx context.Context, id any, name string) error {
 // delete of old then comes before or after the rename, never between its
 // listing of old's revisions and their delete.
 func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
+	return b.RenameNameIf(ctx, old, name, Conditions{})
+}
+
+// RenameNameIf is RenameName if dst holds for the newest revision of name,
+// the destination, checked under the leases (If-None-Match: * for a move
+// that must not overwrite: WebDAV's MOVE with Overwrite: F), else
+// ErrPreconditionFailed, having renamed nothing.
+func (b *Bucket) RenameNameIf(ctx context.Context, old, name string, dst Conditions) error {
 	if err := CheckFilename(name); err != nil {
 		return err
 	}
@@ -340,6 +348,15 @@ func (b *Bucket) RenameName(ctx context.Context, old, name string) error {
 		return err
 	}
 	defer ls.release(ctx)
+	if dst.Any() {
+		cur, err := b.newest(ctx, name)
+		if err != nil {
+			return err
+		}
+		if err := dst.Check(cur); err != nil {
+			return err
+		}
+	}
 	return b.renameName(ctx, old, name)
 }
 

@@ -639,3 +639,53 @@ func TestConcurrentPropPatchesKeepEach(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveOntoANameWrittenMeanwhile: a file written at a MOVE's
+// destination after webdav found the destination free, and before the
+// rename, makes a MOVE with Overwrite: F fail (412) and is replaced by one
+// with Overwrite: T. Before, both moves merged the moved revisions into
+// the new file's name: the move answered success and the name still showed
+// the other writer's content.
+func TestMoveOntoANameWrittenMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		overwrite string
+		status    int
+		want      string // b.txt's content after the move
+		revisions int
+	}{
+		{"F", 412, "written meanwhile", 1},
+		{"T", 201, "moved", 1},
+	} {
+		e := newEnv(t, nil)
+		e.must("MKCOL", "/dav/docs/", nil, "", 201)
+		e.must("PUT", "/dav/docs/a.txt", nil, "moved", 201)
+		b, err := e.db.Bucket(ctx, "docs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := dav.SetRenameStarting(func() {
+			if _, err := b.Upload(ctx, "b.txt", strings.NewReader("written meanwhile"), buckets.UploadOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+		r := e.do("MOVE", "/dav/docs/a.txt", map[string]string{"Destination": e.url + "/dav/docs/b.txt", "Overwrite": c.overwrite}, "")
+		restore()
+		if r.status != c.status {
+			t.Errorf("Overwrite: %s: MOVE %d %s, want %d", c.overwrite, r.status, r.body, c.status)
+		}
+		if got := e.must("GET", "/dav/docs/b.txt", nil, "", 200).body; got != c.want {
+			t.Errorf("Overwrite: %s: b.txt is %q, want %q", c.overwrite, got, c.want)
+		}
+		page, err := b.Find(ctx, buckets.Query{Prefix: "b.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Files) != c.revisions {
+			t.Errorf("Overwrite: %s: %d revisions of b.txt, want %d", c.overwrite, len(page.Files), c.revisions)
+		}
+		if _, err := b.FindByName(ctx, "a.txt", -1); (err == nil) != (c.overwrite == "F") {
+			t.Errorf("Overwrite: %s: a.txt left: %v", c.overwrite, err == nil)
+		}
+	}
+}

@@ -274,6 +274,9 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 // in it, within a bucket.
 func (fsys *fileSystem) Rename(ctx context.Context, oldName, newName string) error {
 	q := requestOf(ctx)
+	if renameStarting != nil {
+		renameStarting()
+	}
 	from, err := parseLoc(oldName)
 	if err != nil {
 		return q.fail(err)
@@ -319,11 +322,22 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 		}
 		return err
 	}
-	if replacing {
+	// webdav looked at the destination before this call, without a
+	// lease: one written meanwhile is replaced (Overwrite: T) or makes
+	// the move fail (F), under the names' leases, not merged into.
+	if replacing || requestOf(ctx).overwrites() {
 		return b.ReplaceName(ctx, from.name, to.name)
 	}
-	return b.RenameName(ctx, from.name, to.name)
+	err = b.RenameNameIf(ctx, from.name, to.name, buckets.Conditions{IfNoneMatch: "*"})
+	if errors.Is(err, buckets.ErrPreconditionFailed) {
+		return fmt.Errorf("%w: %s exists and Overwrite is F", errPrecondition, to.path())
+	}
+	return err
 }
+
+// renameStarting, when set (by tests), runs as Rename starts: after
+// webdav looked at the destination.
+var renameStarting func()
 
 // etag is the ETag of the file at name, "" for a folder or nothing.
 func (fsys *fileSystem) etag(name string) (string, error) {

@@ -75,6 +75,13 @@ func (q *request) refused(err error, internal bool) {
 	q.line.Add("error", err.Error())
 }
 
+// overwrites reports whether a COPY or MOVE may replace its destination
+// (Overwrite: T, which server sets when the header is missing, as RFC 4918
+// says); true for a context without a request.
+func (q *request) overwrites() bool {
+	return q.r == nil || q.r.Header.Get("Overwrite") != "F"
+}
+
 // fail remembers err for the reply and returns it.
 func (q *request) fail(err error) error {
 	if err == nil {
