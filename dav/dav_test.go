@@ -689,3 +689,36 @@ func TestMoveOntoANameWrittenMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyOverAFileKeepsItOnFailure: webdav deletes a COPY's destination
+// before it copies; a copy that then fails (the disk fills) must leave the
+// destination as it was. Before, the destination was gone.
+func TestCopyOverAFileKeepsItOnFailure(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := e.db.SetLimits(buckets.Limits{MaxUploadSize: 64 << 20, MaxConcurrentUploads: 4}); err != nil {
+		t.Fatal(err)
+	}
+	e.upload("media", "big", strings.Repeat("0123456789abcdef", 8<<20/16), buckets.UploadOptions{})
+	e.upload("media", "dst", "keep me", buckets.UploadOptions{})
+	e.upload("media", "small", "copied", buckets.UploadOptions{})
+	disk := &fillingSpace{}
+	disk.free.Store(1<<30 + 3<<20)
+	e.db.SetDiskSpace(disk, 1<<30)
+	r := e.do("COPY", "/dav/media/big", map[string]string{"Destination": e.url + "/dav/media/dst", "Overwrite": "T"}, "")
+	if r.status != http.StatusInsufficientStorage {
+		t.Errorf("COPY of 8 MiB with 3 MiB above the reserve: %d %s, want 507", r.status, r.body)
+	}
+	if got := e.must("GET", "/dav/media/dst", nil, "", 200).body; got != "keep me" {
+		t.Errorf("the destination after a failed COPY: %q", got)
+	}
+	// With room, the copy replaces the destination, earlier revision and all.
+	disk.free.Store(10 << 30)
+	e.must("COPY", "/dav/media/small", map[string]string{"Destination": e.url + "/dav/media/dst", "Overwrite": "T"}, "", 204)
+	if got := e.must("GET", "/dav/media/dst", nil, "", 200).body; got != "copied" {
+		t.Errorf("the destination after a COPY: %q", got)
+	}
+	b, _ := e.db.Bucket(context.Background(), "media")
+	if page, err := b.Find(context.Background(), buckets.Query{Prefix: "dst"}); err != nil || len(page.Files) != 1 {
+		t.Errorf("revisions of the destination after a COPY: %d, %v; want 1", len(page.Files), err)
+	}
+}

@@ -432,11 +432,20 @@ func (w *writeFile) Close() error {
 	if w.failed != nil {
 		return w.failed
 	}
+	q := requestOf(w.ctx)
 	f, err := w.up.Commit()
 	if err != nil {
-		return requestOf(w.ctx).fail(err)
+		return q.fail(err)
 	}
 	w.committed = f
+	if q.method == "COPY" && q.replacing {
+		// The destination webdav asked to delete first (see RemoveAll)
+		// goes now that its replacement is in place; what is left of
+		// it on a failure is older revisions, not a lost file.
+		if _, err := w.b.DeleteOlderRevisions(w.ctx, f); err != nil {
+			q.refused(fmt.Errorf("COPY replaced %s, but its earlier revisions stay: %w", w.l.path(), err), true)
+		}
+	}
 	if len(w.props) > 0 {
 		if _, err := patchFile(w.ctx, w.b, f, w.props); err != nil {
 			return err

@@ -263,6 +263,13 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 		q.replacing = true
 		return nil
 	}
+	if q := requestOf(ctx); q.copyDst != "" && q.copyDst == l.path() && q.copySrc != nil {
+		// And a COPY's before the copy: when a file is copied (webdav
+		// opened it already), the copy's commit replaces the file
+		// instead (writeFile.Close), so that a failed copy loses nothing.
+		q.replacing = true
+		return nil
+	}
 	_, err = b.DeleteName(ctx, l.name)
 	if errors.Is(err, buckets.ErrFileNotFound) {
 		return nil

@@ -157,6 +157,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 		dst = &d
 		if r.Method == "MOVE" {
 			q.moveDst = d.path()
+		} else {
+			q.copyDst = d.path()
 		}
 		// RFC 4918 10.6: no Overwrite header means T; webdav's MOVE
 		// reads it as F.

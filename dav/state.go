@@ -38,11 +38,12 @@ type request struct {
 	upload uploadSpec
 	// copySrc is the file a COPY read last: its copy keeps its metadata.
 	copySrc *buckets.File
-	// moveDst is the destination of a MOVE; replacing is set once webdav
-	// asked to delete it (Overwrite: T) and it was a file, whose deletion
-	// then waits for the rename to succeed.
-	moveDst   string
-	replacing bool
+	// moveDst and copyDst are the destination of a MOVE or a COPY;
+	// replacing is set once webdav asked to delete it (Overwrite: T) and
+	// it was a file, whose deletion then waits for the rename or the
+	// copy to succeed.
+	moveDst, copyDst string
+	replacing        bool
 
 	mu    sync.Mutex
 	err   error                // the file system's last failure, for the reply
