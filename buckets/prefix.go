@@ -148,6 +148,39 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 	return len(plan), nil
 }
 
+// ReplacePrefix moves the folder old onto the folder new as RenamePrefix
+// does, and only once the move succeeded removes what new held before it
+// (each of those files only while it keeps its name, so never a moved
+// one), so that a move that fails or is refused loses nothing (WebDAV's
+// MOVE of a folder with Overwrite: T, whose destination webdav would
+// delete first). It returns how many files it moved, and the errors of
+// RenamePrefix; more than MaxFolderRename files already in new is
+// ErrTooManyFiles, having changed nothing.
+func (b *Bucket) ReplacePrefix(ctx context.Context, old, new string) (int, error) {
+	if new == "" {
+		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
+	}
+	var before []*File
+	err := b.Each(ctx, Query{Prefix: new, Limit: MaxLimit}, func(f *File) error {
+		if len(before) == MaxFolderRename {
+			return fmt.Errorf("%w: more than %d files start with %q; empty it in parts first", ErrTooManyFiles, MaxFolderRename, truncate(new, 64))
+		}
+		before = append(before, f)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n, err := b.RenamePrefix(ctx, old, new)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := b.deleteAll(ctx, before); err != nil {
+		return n, fmt.Errorf("moved %q to %q, but some of the files %q held before stay: %w", old, new, new, err)
+	}
+	return n, nil
+}
+
 // DeletePrefix removes every file whose name starts with prefix, every
 // revision, each files document before its chunks, and returns how many it
 // removed. A file another client deleted meanwhile is not an error; one

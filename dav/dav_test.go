@@ -722,3 +722,38 @@ func TestCopyOverAFileKeepsItOnFailure(t *testing.T) {
 		t.Errorf("revisions of the destination after a COPY: %d, %v; want 1", len(page.Files), err)
 	}
 }
+
+// TestMoveOntoAFolderKeepsItOnFailure: webdav deletes a MOVE's destination
+// before the rename; a folder's move that is then refused (a name it would
+// give is too long) must leave the destination folder as it was, and one
+// that succeeds must leave only what it moved there. Before, a refused move
+// had deleted the destination's files.
+func TestMoveOntoAFolderKeepsItOnFailure(t *testing.T) {
+	e := newEnv(t, nil)
+	long := strings.Repeat("x", 900)
+	dst := "d" + strings.Repeat("y", 200)
+	e.upload("fs", "a/"+long, "too long a name once moved", buckets.UploadOptions{})
+	e.upload("fs", "b/one", "moved", buckets.UploadOptions{})
+	e.upload("fs", dst+"/keep", "kept", buckets.UploadOptions{})
+	over := map[string]string{"Destination": e.url + "/dav/fs/" + dst + "/", "Overwrite": "T"}
+	if r := e.do("MOVE", "/dav/fs/a/", over, ""); r.status < 400 {
+		t.Errorf("MOVE giving a name of over 1024 bytes: %d, want a refusal", r.status)
+	}
+	if got := e.must("GET", "/dav/fs/"+dst+"/keep", nil, "", 200).body; got != "kept" {
+		t.Errorf("the destination's file after a refused MOVE: %q", got)
+	}
+	e.must("GET", "/dav/fs/a/"+long, nil, "", 200)
+	e.must("MOVE", "/dav/fs/b/", over, "", 204)
+	if got := e.must("GET", "/dav/fs/"+dst+"/one", nil, "", 200).body; got != "moved" {
+		t.Errorf("the moved file: %q", got)
+	}
+	e.must("GET", "/dav/fs/"+dst+"/keep", nil, "", 404)
+	e.must("GET", "/dav/fs/b/one", nil, "", 404)
+	// A file moved onto a folder replaces the folder, once it is moved.
+	e.upload("fs", "c", "a file", buckets.UploadOptions{})
+	e.must("MOVE", "/dav/fs/c", map[string]string{"Destination": e.url + "/dav/fs/" + dst, "Overwrite": "T"}, "", 204)
+	if got := e.must("GET", "/dav/fs/"+dst, nil, "", 200).body; got != "a file" {
+		t.Errorf("the file moved onto a folder: %q", got)
+	}
+	e.must("GET", "/dav/fs/"+dst+"/one", nil, "", 404)
+}

@@ -252,16 +252,16 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 	if err != nil {
 		return err
 	}
+	if q := requestOf(ctx); q.moveDst != "" && q.moveDst == l.path() {
+		// webdav deletes a MOVE's destination before the rename: a file
+		// or a folder is replaced by the rename instead, so that a
+		// failed rename loses nothing.
+		q.replacing, q.replacingFolder = true, fi.dir
+		return nil
+	}
 	if fi.dir {
 		_, err = b.DeletePrefix(ctx, l.folder())
 		return err
-	}
-	if q := requestOf(ctx); q.moveDst != "" && q.moveDst == l.path() {
-		// webdav deletes a MOVE's destination before the rename: a file
-		// is replaced by the rename instead, so that a failed rename
-		// loses nothing.
-		q.replacing = true
-		return nil
 	}
 	if q := requestOf(ctx); q.copyDst != "" && q.copyDst == l.path() && q.copySrc != nil {
 		// And a COPY's before the copy: when a file is copied (webdav
@@ -318,14 +318,18 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 	}
 	replacing := requestOf(ctx).replacing
 	if fi.dir {
-		if _, err := b.RenamePrefix(ctx, from.folder(), to.folder()); err != nil {
+		if !replacing {
+			_, err := b.RenamePrefix(ctx, from.folder(), to.folder())
 			return err
 		}
-		if replacing {
-			_, err = b.DeleteName(ctx, to.name)
-			if errors.Is(err, buckets.ErrFileNotFound) {
-				err = nil
-			}
+		// The destination was a folder (replaced with what it held) or
+		// a file of the folder's name (removed after the move).
+		if _, err := b.ReplacePrefix(ctx, from.folder(), to.folder()); err != nil {
+			return err
+		}
+		_, err = b.DeleteName(ctx, to.name)
+		if errors.Is(err, buckets.ErrFileNotFound) {
+			err = nil
 		}
 		return err
 	}
@@ -333,7 +337,11 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 	// lease: one written meanwhile is replaced (Overwrite: T) or makes
 	// the move fail (F), under the names' leases, not merged into.
 	if replacing || requestOf(ctx).overwrites() {
-		return b.ReplaceName(ctx, from.name, to.name)
+		if err := b.ReplaceName(ctx, from.name, to.name); err != nil || !requestOf(ctx).replacingFolder {
+			return err
+		}
+		_, err := b.DeletePrefix(ctx, to.folder()) // the folder the file replaced
+		return err
 	}
 	err = b.RenameNameIf(ctx, from.name, to.name, buckets.Conditions{IfNoneMatch: "*"})
 	if errors.Is(err, buckets.ErrPreconditionFailed) {

@@ -40,10 +40,10 @@ type request struct {
 	copySrc *buckets.File
 	// moveDst and copyDst are the destination of a MOVE or a COPY;
 	// replacing is set once webdav asked to delete it (Overwrite: T) and
-	// it was a file, whose deletion then waits for the rename or the
-	// copy to succeed.
-	moveDst, copyDst string
-	replacing        bool
+	// it was a file (or, for a MOVE, a folder: replacingFolder), whose
+	// deletion then waits for the rename or the copy to succeed.
+	moveDst, copyDst           string
+	replacing, replacingFolder bool
 
 	mu    sync.Mutex
 	err   error                // the file system's last failure, for the reply
