@@ -231,16 +231,8 @@ func TestRenamePrefixBesideDeleteName(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 	for revision, want := range []string{"first", "second"} {
-		d, err := b.OpenName(ctx, "b/x", revision)
-		if err != nil {
-			t.Errorf("revision %d: %v", revision, err)
-			continue
-		}
-		var buf bytes.Buffer
-		_, err = buf.ReadFrom(d)
-		d.Close()
-		if err != nil || buf.String() != want {
-			t.Errorf("revision %d: %q, %v; want %q", revision, buf.String(), err, want)
+		if got := readName(t, b, "b/x", revision); got != want {
+			t.Errorf("revision %d: %q, want %q", revision, got, want)
 		}
 	}
 }
@@ -272,16 +264,18 @@ func TestRenamePrefixBesideDeletePrefix(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 	for _, name := range []string{"b/x", "b/y"} {
-		d, err := b.OpenName(ctx, name, -1)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		var buf bytes.Buffer
-		_, err = buf.ReadFrom(d)
-		d.Close()
-		if err != nil || buf.String() != "a/"+name[2:] {
-			t.Errorf("%s: %q, %v; want its content", name, buf.String(), err)
+		if got := readName(t, b, name, -1); got != "a/"+name[2:] {
+			t.Errorf("%s: %q, want its content", name, got)
 		}
 	}
+}
+
+// readName reads a revision of name (see FindByName) and checks its sha256.
+func readName(t *testing.T, b *buckets.Bucket, name string, revision int) string {
+	t.Helper()
+	f, err := b.FindByName(context.Background(), name, revision)
+	if err != nil {
+		t.Fatalf("%s revision %d: %v", name, revision, err)
+	}
+	return string(readBack(t, b, f.ID))
 }

@@ -103,27 +103,31 @@ func startWithPagesNotices(t *testing.T, dir string, size int64, w io.Writer) (d
 	}
 }
 
-// checkPages fails t unless the database at path has pages of size, WAL and incremental vacuum,
-// as SQLite reads it, and no conversion copy beside it. Through SQLite, not from the file's
-// header: the header of a new database is written when it turns to WAL, before its first table,
-// and the page that records incremental vacuum then lives in the log until a checkpoint copies
-// it, which a stopped store leaves to the next start when its close could not checkpoint (CI
-// once read "incremental vacuum false" there).
-func checkPages(t *testing.T, path string, size int) {
+// sqliteFormat opens the database at path with SQLite and returns its page size, auto_vacuum
+// mode (2: incremental) and journal mode, as SQLite reads them: the newest first page may be
+// in the write-ahead log, not yet in the file's header.
+func sqliteFormat(t *testing.T, path string) (pageSize, autoVacuum int, journal string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var got, autoVacuum int
-	var mode string
-	for pragma, v := range map[string]any{"page_size": &got, "journal_mode": &mode, "auto_vacuum": &autoVacuum} {
+	for pragma, v := range map[string]any{"page_size": &pageSize, "auto_vacuum": &autoVacuum, "journal_mode": &journal} {
 		if err := db.QueryRow("PRAGMA " + pragma).Scan(v); err != nil {
 			t.Fatalf("PRAGMA %s: %v", pragma, err)
 		}
 	}
-	if got != size || mode != "wal" || autoVacuum != 2 {
+	return pageSize, autoVacuum, journal
+}
+
+// checkPages fails t unless the database at path has pages of size, WAL and incremental vacuum,
+// as SQLite reads it (sqliteFormat: a new database's first page may still be in the log after
+// its store stopped; CI once read "incremental vacuum false" from the header), and no
+// conversion copy beside it.
+func checkPages(t *testing.T, path string, size int) {
+	t.Helper()
+	if got, autoVacuum, mode := sqliteFormat(t, path); got != size || mode != "wal" || autoVacuum != 2 {
 		t.Errorf("page size %d, journal mode %s, auto_vacuum %d; want %d, wal, 2 (incremental)", got, mode, autoVacuum, size)
 	}
 	if left, _ := filepath.Glob(path + ".converting*"); len(left) > 0 {

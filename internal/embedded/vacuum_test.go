@@ -70,19 +70,7 @@ func TestExistingDatabaseIsConverted(t *testing.T) {
 func TestNewDatabaseHasIncrementalVacuum(t *testing.T) {
 	dir := t.TempDir()
 	putAndGet(t, connect(t, startStore(t, dir)).Database("vac"), "fs")
-	// through SQLite: the running store's newest first page may be in the write-ahead log
-	sdb, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "vac.sqlite")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
-	var mode, size int
-	var journal string
-	for q, v := range map[string]any{"PRAGMA auto_vacuum": &mode, "PRAGMA page_size": &size, "PRAGMA journal_mode": &journal} {
-		if err := sdb.QueryRow(q).Scan(v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	size, mode, journal := sqliteFormat(t, filepath.Join(dir, "vac.sqlite"))
 	if mode != 2 || size != 32768 || journal != "wal" {
 		t.Errorf("auto_vacuum %d, page size %d, journal mode %s; want 2, 32768, wal", mode, size, journal)
 	}
