@@ -19,6 +19,7 @@ import (
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/dav"
 	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
@@ -756,4 +757,22 @@ func TestMoveOntoAFolderKeepsItOnFailure(t *testing.T) {
 		t.Errorf("the file moved onto a folder: %q", got)
 	}
 	e.must("GET", "/dav/fs/"+dst+"/one", nil, "", 404)
+}
+
+// TestCopyOfAnUnreadableFile: a COPY whose source cannot be read is the
+// store's failure, not a client's body that ended early: a 5xx, not 400.
+// (On a full disk the read of the source can fail first, and the COPY was
+// then a 400 instead of 507.)
+func TestCopyOfAnUnreadableFile(t *testing.T) {
+	e := newEnv(t, nil)
+	f := e.upload("media", "src", strings.Repeat("x", 300<<10), buckets.UploadOptions{})
+	b, _ := e.db.Bucket(context.Background(), "media")
+	if _, err := b.ChunksCollection().DeleteMany(context.Background(), bson.D{{Key: "files_id", Value: f.ID}, {Key: "n", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("COPY", "/dav/media/src", map[string]string{"Destination": e.url + "/dav/media/dst"}, "")
+	if r.status < 500 {
+		t.Errorf("COPY of a file whose chunk is gone: %d %s, want a 5xx", r.status, r.body)
+	}
+	e.must("GET", "/dav/media/dst", nil, "", 404)
 }

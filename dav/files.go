@@ -402,8 +402,12 @@ func (w *writeFile) fail(err error) error {
 }
 
 // ReadFrom streams r into the file's chunks, memory flat however large.
+// A PUT's body that fails is the client's (errIncompleteBody); a COPY's
+// source, a file of the store, fails as the store does.
 func (w *writeFile) ReadFrom(r io.Reader) (int64, error) {
-	r = clientBody{r}
+	if _, copied := r.(*readFile); !copied {
+		r = clientBody{r}
+	}
 	n, err := w.up.ReadFrom(r)
 	if err != nil {
 		w.up.Abort()
