@@ -157,17 +157,7 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 // RenamePrefix; more than MaxFolderRename files already in new is
 // ErrTooManyFiles, having changed nothing.
 func (b *Bucket) ReplacePrefix(ctx context.Context, old, new string) (int, error) {
-	if new == "" {
-		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
-	}
-	var before []*File
-	err := b.Each(ctx, Query{Prefix: new, Limit: MaxLimit}, func(f *File) error {
-		if len(before) == MaxFolderRename {
-			return fmt.Errorf("%w: more than %d files start with %q; empty it in parts first", ErrTooManyFiles, MaxFolderRename, truncate(new, 64))
-		}
-		before = append(before, f)
-		return nil
-	})
+	before, err := b.ListPrefix(ctx, new, MaxFolderRename)
 	if err != nil {
 		return 0, err
 	}
@@ -179,6 +169,34 @@ func (b *Bucket) ReplacePrefix(ctx context.Context, old, new string) (int, error
 		return n, fmt.Errorf("moved %q to %q, but some of the files %q held before stay: %w", old, new, new, err)
 	}
 	return n, nil
+}
+
+// ListPrefix returns every file whose name starts with prefix, every
+// revision, or ErrTooManyFiles when there are more than limit.
+func (b *Bucket) ListPrefix(ctx context.Context, prefix string, limit int) ([]*File, error) {
+	if prefix == "" {
+		return nil, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
+	}
+	var files []*File
+	err := b.Each(ctx, Query{Prefix: prefix, Limit: MaxLimit}, func(f *File) error {
+		if len(files) == limit {
+			return fmt.Errorf("%w: more than %d files start with %q", ErrTooManyFiles, limit, truncate(prefix, 64))
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// DeleteListed removes the files listed (ListPrefix, Find), each only
+// while it still has the name it was listed under, holding that name's
+// lease, and returns how many it removed: a file another client deleted or
+// moved meanwhile stays as it is, and is no error.
+func (b *Bucket) DeleteListed(ctx context.Context, files []*File) (int, error) {
+	return b.deleteAll(ctx, files)
 }
 
 // DeletePrefix removes every file whose name starts with prefix, every

@@ -776,3 +776,51 @@ func TestCopyOfAnUnreadableFile(t *testing.T) {
 	}
 	e.must("GET", "/dav/media/dst", nil, "", 404)
 }
+
+// TestCopyFolderOverAFolder: webdav deletes a COPY's destination before
+// it copies; a folder's copy over a folder that then fails (the disk fills)
+// must leave the destination's files, and one that succeeds must leave
+// exactly the copy's. Before, the failed copy had deleted them.
+func TestCopyFolderOverAFolder(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := e.db.SetLimits(buckets.Limits{MaxUploadSize: 64 << 20, MaxConcurrentUploads: 4}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("0123456789abcdef", 8<<20/16)
+	for name, content := range map[string]string{"src/a": big, "src/b": "new b", "dst/a": "old a", "dst/c": "old c"} {
+		e.upload("media", name, content, buckets.UploadOptions{})
+	}
+	disk := &fillingSpace{}
+	disk.free.Store(1<<30 + 3<<20)
+	e.db.SetDiskSpace(disk, 1<<30)
+	over := map[string]string{"Destination": e.url + "/dav/media/dst/", "Overwrite": "T"}
+	if r := e.do("COPY", "/dav/media/src/", over, ""); r.status != http.StatusInsufficientStorage {
+		t.Errorf("COPY of a folder with 8 MiB and 3 MiB above the reserve: %d %s, want 507", r.status, r.body)
+	}
+	for name, want := range map[string]string{"dst/a": "old a", "dst/c": "old c"} {
+		if got := e.must("GET", "/dav/media/"+name, nil, "", 200).body; got != want {
+			t.Errorf("%s after a failed COPY: %q, want %q", name, got, want)
+		}
+	}
+	disk.free.Store(10 << 30)
+	e.must("COPY", "/dav/media/src/", over, "", 204)
+	if got := e.must("GET", "/dav/media/dst/a", nil, "", 200).body; got != big {
+		t.Errorf("dst/a after the COPY: %d bytes, want the copy's %d", len(got), len(big))
+	}
+	if got := e.must("GET", "/dav/media/dst/b", nil, "", 200).body; got != "new b" {
+		t.Errorf("dst/b after the COPY: %q", got)
+	}
+	e.must("GET", "/dav/media/dst/c", nil, "", 404)
+	b, _ := e.db.Bucket(context.Background(), "media")
+	page, err := b.Find(context.Background(), buckets.Query{Prefix: "dst/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range page.Files {
+		names = append(names, f.Filename)
+	}
+	if want := []string{"dst/", "dst/a", "dst/b"}; !slices.Equal(names, want) {
+		t.Errorf("files under dst/ after the COPY: %q, want %q (one revision each)", names, want)
+	}
+}

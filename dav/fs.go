@@ -148,6 +148,13 @@ func (fsys *fileSystem) mkdir(ctx context.Context, l loc) error {
 	if l.bucket == "" {
 		return fs.ErrExist
 	}
+	if q := requestOf(ctx); q.copyOver != nil && (l.path() == q.copyOverAt.path() || l.within(q.copyOverAt)) {
+		// A folder of the copy over a folder (see removeAll): a new
+		// marker, the old one goes with the rest.
+		_, err := q.copyOverIn.Upload(ctx, l.folder(), strings.NewReader(""), buckets.UploadOptions{})
+		q.forget()
+		return err
+	}
 	// A file of that name is in the way too, however the path ends.
 	plain := l
 	plain.slash = false
@@ -258,6 +265,22 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 		// failed rename loses nothing.
 		q.replacing, q.replacingFolder = true, fi.dir
 		return nil
+	}
+	if q := requestOf(ctx); q.copyOver != nil && l.within(q.copyOverAt) {
+		return nil // replaced with the rest of the folder (finishCopyOver)
+	}
+	if q := requestOf(ctx); fi.dir && q.copyDst != "" && q.copyDst == l.path() && q.copySrc == nil {
+		// A folder copied over a folder: what it holds goes once the
+		// whole copy succeeded (finishCopyOver), up to a move's worth of
+		// files; a larger one is emptied first, as webdav asks.
+		held, err := b.ListPrefix(ctx, l.folder(), buckets.MaxFolderRename)
+		if err == nil {
+			q.copyOver, q.copyOverAt, q.copyOverIn = held, l, b
+			return nil
+		}
+		if !errors.Is(err, buckets.ErrTooManyFiles) {
+			return err
+		}
 	}
 	if fi.dir {
 		_, err = b.DeletePrefix(ctx, l.folder())

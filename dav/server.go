@@ -236,7 +236,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 	// a handler of its own tells it whose request it is.
 	dh := *s.dav
 	dh.LockSystem = principalLocks{lockSystem: s.locks, principal: q.principal}
-	dh.ServeHTTP(&reply{ResponseWriter: w, q: q}, r)
+	rep := &reply{ResponseWriter: w, q: q}
+	dh.ServeHTTP(rep, r)
+	if q.copyOver != nil && rep.status >= 200 && rep.status < 300 {
+		q.finishCopyOver(r.Context())
+	}
 	return 0, nil
 }
 

@@ -2,6 +2,7 @@ package dav
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -44,6 +45,12 @@ type request struct {
 	// deletion then waits for the rename or the copy to succeed.
 	moveDst, copyDst           string
 	replacing, replacingFolder bool
+	// copyOver is what a folder a COPY copies a folder over held, once
+	// webdav asked to delete it: removed when the copy succeeded
+	// (finishCopyOver), so that a copy that fails loses nothing.
+	copyOver   []*buckets.File
+	copyOverAt loc
+	copyOverIn *buckets.Bucket
 
 	mu    sync.Mutex
 	err   error                // the file system's last failure, for the reply
@@ -81,6 +88,16 @@ func (q *request) refused(err error, internal bool) {
 // says); true for a context without a request.
 func (q *request) overwrites() bool {
 	return q.r == nil || q.r.Header.Get("Overwrite") != "F"
+}
+
+// finishCopyOver removes what the folder a COPY copied a folder over held
+// before (each file only while it keeps its name and is not one the copy
+// wrote: those have new ids), now that the copy succeeded. A failure
+// leaves older revisions, which the reply, already sent, does not report.
+func (q *request) finishCopyOver(ctx context.Context) {
+	if _, err := q.copyOverIn.DeleteListed(ctx, q.copyOver); err != nil {
+		q.refused(fmt.Errorf("COPY over %s succeeded, but files it replaced stay: %w", q.copyOverAt.path(), err), true)
+	}
 }
 
 // fail remembers err for the reply and returns it.
