@@ -239,7 +239,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 	rep := &reply{ResponseWriter: w, q: q}
 	dh.ServeHTTP(rep, r)
 	if q.copyOver != nil && rep.status >= 200 && rep.status < 300 {
-		q.finishCopyOver(r.Context())
+		// The client has its reply and may be gone: the removal is ours.
+		q.finishCopyOver(context.WithoutCancel(r.Context()))
 	}
 	return 0, nil
 }
