@@ -247,16 +247,13 @@ func (b *Bucket) deleteNamed(ctx context.Context, f *File) (bool, error) {
 		return false, err
 	}
 	defer ls.release(ctx)
-	g, err := b.stat(ctx, f.ID)
-	if err != nil || g.Filename != f.Filename {
-		return false, err
-	}
 	res, err := b.files.DeleteOne(ctx, named(f.ID, f.Filename))
 	if err != nil {
 		return false, fmt.Errorf("delete file %v: %w", f.ID, full(err))
 	}
 	if res.DeletedCount == 0 {
-		// Moved (RenamePrefix) or removed since the stat: look again.
+		// Renamed or removed since it was read: which one, the caller
+		// learns from the error.
 		_, err := b.stat(ctx, f.ID)
 		return false, err
 	}
@@ -758,15 +755,9 @@ func (b *Bucket) ReplaceName(ctx context.Context, old, name string) error {
 		return err
 	}
 	var gone []any
-	for _, id := range replaced {
-		var res *mongo.DeleteResult
-		res, err = b.files.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "filename", Value: name}})
-		if err != nil {
-			err = fmt.Errorf("replace %q: the renamed file is in place, but an earlier revision of it stays: %w", name, full(err))
-			break
-		}
-		if res.DeletedCount > 0 {
-			gone = append(gone, id)
+	if len(replaced) > 0 {
+		if gone, err = b.removeNamed(ctx, name, replaced); err != nil {
+			err = fmt.Errorf("replace %q: the renamed file is in place, but earlier revisions of it stay: %w", name, err)
 		}
 	}
 	ls.release(ctx)

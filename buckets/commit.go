@@ -236,22 +236,23 @@ func (b *Bucket) removeNamed(ctx context.Context, name string, ids []any) ([]any
 	if res.DeletedCount == int64(len(ids)) {
 		return ids, nil
 	}
-	kept, err := b.present(ctx, ids)
+	present, err := b.present(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	var gone []any
 	for _, id := range ids {
-		if v, err := rawValue(id); err == nil && !kept[idKey(v)] {
+		if !present(id) {
 			gone = append(gone, id)
 		}
 	}
 	return gone, nil
 }
 
-// present returns the keys (idKey) of those of ids that have a files
-// document, under any name.
-func (b *Bucket) present(ctx context.Context, ids []any) (map[string]bool, error) {
+// present reads which of ids have a files document, under any name, and
+// returns the answer as a test of one id (true for an id it cannot
+// encode: what is not known gone stays).
+func (b *Bucket) present(ctx context.Context, ids []any) (func(id any) bool, error) {
 	cur, err := b.files.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, full(err)
@@ -263,7 +264,10 @@ func (b *Bucket) present(ctx context.Context, ids []any) (map[string]bool, error
 	}); err != nil {
 		return nil, full(err)
 	}
-	return kept, nil
+	return func(id any) bool {
+		v, err := rawValue(id)
+		return err != nil || kept[idKey(v)]
+	}, nil
 }
 
 func (u *Upload) commit(ctx context.Context) (*File, error) {

@@ -275,14 +275,14 @@ func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Ti
 			return nil, fmt.Errorf("sweep files: %w", full(err))
 		}
 	}
-	kept, err := b.present(ctx, all)
+	present, err := b.present(ctx, all)
 	if err != nil {
 		return nil, fmt.Errorf("sweep files: %w", err)
 	}
 	var gone []candidate
 	var ids bson.A
 	for _, c := range batch {
-		if v, err := rawValue(c.id); err == nil && !kept[idKey(v)] {
+		if !present(c.id) {
 			gone = append(gone, c)
 			ids = append(ids, c.id)
 		}

@@ -148,22 +148,19 @@ func (fsys *fileSystem) mkdir(ctx context.Context, l loc) error {
 	if l.bucket == "" {
 		return fs.ErrExist
 	}
-	if q := requestOf(ctx); q.copyOver != nil && (l.path() == q.copyOverAt.path() || l.within(q.copyOverAt)) {
-		// A folder of the copy over a folder (see removeAll): a new
-		// marker, the old one goes with the rest.
-		_, err := q.copyOverIn.Upload(ctx, l.folder(), strings.NewReader(""), buckets.UploadOptions{})
-		q.forget()
-		return err
-	}
-	// A file of that name is in the way too, however the path ends.
-	plain := l
-	plain.slash = false
-	ok, err := fsys.exists(ctx, plain)
-	if err != nil {
-		return err
-	}
-	if ok {
-		return &fs.PathError{Op: "mkdir", Path: l.path(), Err: fs.ErrExist}
+	// A file of that name is in the way too, however the path ends; but
+	// a folder of a copy over a folder gets a new marker, the old one
+	// going with the rest of what it held (see removeAll).
+	if q := requestOf(ctx); q.copyOver == nil || (l.path() != q.copyOverAt.path() && !l.within(q.copyOverAt)) {
+		plain := l
+		plain.slash = false
+		ok, err := fsys.exists(ctx, plain)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return &fs.PathError{Op: "mkdir", Path: l.path(), Err: fs.ErrExist}
+		}
 	}
 	if l.name == "" {
 		// The creating token owns the bucket (what a "$owned" token
@@ -259,17 +256,24 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 	if err != nil {
 		return err
 	}
-	if q := requestOf(ctx); q.moveDst != "" && q.moveDst == l.path() {
+	q := requestOf(ctx)
+	switch {
+	case q.moveDst != "" && q.moveDst == l.path():
 		// webdav deletes a MOVE's destination before the rename: a file
 		// or a folder is replaced by the rename instead, so that a
 		// failed rename loses nothing.
 		q.replacing, q.replacingFolder = true, fi.dir
 		return nil
-	}
-	if q := requestOf(ctx); q.copyOver != nil && l.within(q.copyOverAt) {
+	case q.copyOver != nil && l.within(q.copyOverAt):
 		return nil // replaced with the rest of the folder (finishCopyOver)
+	case q.copyDst != "" && q.copyDst == l.path() && !fi.dir && q.copySrc != nil:
+		// And a COPY's before the copy: when a file is copied (webdav
+		// opened it already), the copy's commit replaces the file
+		// instead (writeFile.Close), so that a failed copy loses nothing.
+		q.replacing = true
+		return nil
 	}
-	if q := requestOf(ctx); fi.dir && q.copyDst != "" && q.copyDst == l.path() && q.copySrc == nil {
+	if fi.dir && q.copyDst != "" && q.copyDst == l.path() && q.copySrc == nil {
 		// A folder copied over a folder: what it holds goes once the
 		// whole copy succeeded (finishCopyOver), up to a move's worth of
 		// files; a larger one is emptied first, as webdav asks.
@@ -285,13 +289,6 @@ func (fsys *fileSystem) removeAll(ctx context.Context, l loc) error {
 	if fi.dir {
 		_, err = b.DeletePrefix(ctx, l.folder())
 		return err
-	}
-	if q := requestOf(ctx); q.copyDst != "" && q.copyDst == l.path() && q.copySrc != nil {
-		// And a COPY's before the copy: when a file is copied (webdav
-		// opened it already), the copy's commit replaces the file
-		// instead (writeFile.Close), so that a failed copy loses nothing.
-		q.replacing = true
-		return nil
 	}
 	_, err = b.DeleteName(ctx, l.name)
 	if errors.Is(err, buckets.ErrFileNotFound) {
@@ -339,7 +336,8 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 	if err != nil {
 		return err
 	}
-	replacing := requestOf(ctx).replacing
+	q := requestOf(ctx)
+	replacing := q.replacing
 	if fi.dir {
 		if !replacing {
 			_, err := b.RenamePrefix(ctx, from.folder(), to.folder())
@@ -359,8 +357,8 @@ func (fsys *fileSystem) rename(ctx context.Context, from, to loc) error {
 	// webdav looked at the destination before this call, without a
 	// lease: one written meanwhile is replaced (Overwrite: T) or makes
 	// the move fail (F), under the names' leases, not merged into.
-	if replacing || requestOf(ctx).overwrites() {
-		if err := b.ReplaceName(ctx, from.name, to.name); err != nil || !requestOf(ctx).replacingFolder {
+	if replacing || q.overwrites() {
+		if err := b.ReplaceName(ctx, from.name, to.name); err != nil || !q.replacingFolder {
 			return err
 		}
 		_, err := b.DeletePrefix(ctx, to.folder()) // the folder the file replaced
