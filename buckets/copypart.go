@@ -60,7 +60,7 @@ func (b *Bucket) CopyPart(ctx context.Context, upload string, n int, src *Bucket
 	// The limit lets the store close the cursor with its last batch, as
 	// chunk reads do (chunker.Reader.find says why that matters).
 	cur, err := src.chunks.Find(ctx, bson.D{{Key: "files_id", Value: f.ID}, {Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lt", Value: first + count}}}},
-		options.Find().SetSort(bson.D{{Key: "n", Value: 1}}).SetBatchSize(copyBatch).SetLimit(count).SetProjection(bson.D{{Key: "n", Value: 1}, {Key: "data", Value: 1}}))
+		options.Find().SetSort(bson.D{{Key: "n", Value: 1}}).SetBatchSize(copyBatch).SetLimit(count)) // whole chunks: see chunker.Reader.find
 	if err != nil {
 		return nil, fmt.Errorf("copy part %d: read chunks: %w", n, err)
 	}

@@ -116,7 +116,6 @@ func (b *Bucket) VerifyProgress(ctx context.Context, f *File, progress Progress)
 	batch := int32(max(4<<20/f.ChunkSize, 1))
 	opts := options.Find().
 		SetSort(bson.D{{Key: "n", Value: 1}}).
-		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "data", Value: 1}}).
 		SetBatchSize(batch)
 	cur, err := b.chunks.Find(ctx, bson.D{{Key: "files_id", Value: f.ID}}, opts)
 	if err != nil {

@@ -537,9 +537,12 @@ func (r *Reader) find(ctx context.Context, first, last int64, batch int32) (*mon
 	// store kept it, with one of its SQLite connections, for its idle
 	// timeout, and after a hundred such losses every query waited for a
 	// connection (tests/flaky TestNoLeakAfterFaults).
+	//
+	// No projection: the whole chunk costs the reply a few dozen bytes more
+	// (its _id and files_id), and projecting cost the embedded store a tenth
+	// of its CPU on downloads (docs/BENCHMARKS.md, eleventh session).
 	opts := options.Find().
 		SetSort(bson.D{{Key: "n", Value: 1}}).
-		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "data", Value: 1}}).
 		SetBatchSize(batch).
 		SetLimit(last - first + 1)
 	cur, err := r.chunks.Find(ctx, filter, opts)
