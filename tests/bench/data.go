@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/subtle"
 	"io"
 	"math/rand/v2"
 )
@@ -38,9 +39,10 @@ func (p *pattern) reader(n int64) io.Reader { return &patternReader{p: p, n: n} 
 func (p *pattern) readerAt(off, n int64) io.Reader { return &patternReader{p: p, off: off, n: off + n} }
 
 type patternReader struct {
-	p   *pattern
-	off int64
-	n   int64
+	p    *pattern
+	off  int64
+	n    int64
+	mask []byte // bytes all mask[0], for the XOR
 }
 
 func (r *patternReader) Read(b []byte) (int, error) {
@@ -55,16 +57,31 @@ func (r *patternReader) Read(b []byte) (int, error) {
 		off := r.off + int64(done)
 		start := int(off % blockSize)
 		n := copy(b[done:], r.p.block[start:])
-		x := byte(off / blockSize)
-		if x != 0 {
-			for i := done; i < done+n; i++ {
-				b[i] ^= x
-			}
+		if x := byte(off / blockSize); x != 0 {
+			r.xor(b[done:done+n], x)
 		}
 		done += n
 	}
 	r.off += int64(len(b))
 	return len(b), nil
+}
+
+// xor XORs every byte of b with x. A byte at a time this cost the client
+// 0.6 CPU s/GiB, which a two-core machine took from the gateway and the
+// store being measured; crypto/subtle's XOR is vectorized.
+func (r *patternReader) xor(b []byte, x byte) {
+	if r.mask == nil {
+		r.mask = make([]byte, 64<<10)
+	}
+	if r.mask[0] != x {
+		for i := range r.mask {
+			r.mask[i] = x
+		}
+	}
+	for len(b) > 0 {
+		n := subtle.XORBytes(b, b, r.mask)
+		b = b[n:]
+	}
 }
 
 // verify reports the first offset where got differs from the content at off, or -1.

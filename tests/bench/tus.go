@@ -20,26 +20,33 @@ func (b *bench) tusRows(ctx context.Context, data *pattern, gw *gateway) error {
 	size, patch := b.s.tusSize, b.s.tusPatch
 	note := fmt.Sprintf("%s, same gateway and store, run for run", human(size))
 	var puts, tuses []float64
+	putCPU, tusCPU := b.meter(gw.cmd.Process.Pid), b.meter(gw.cmd.Process.Pid)
 	for run := 0; run < b.s.runs; run++ {
 		if _, err := b.fresh(ctx); err != nil {
 			return err
 		}
 		start := time.Now()
+		putCPU.begin()
 		if err := gw.send(ctx, http.MethodPut, gw.base+"/b/"+bucketName+"/put", data.reader(size), size, nil); err != nil {
 			return err
 		}
 		puts = append(puts, mbps(size, time.Since(start)))
+		putCPU.end(size)
 		if _, err := b.fresh(ctx); err != nil {
 			return err
 		}
 		start = time.Now()
+		tusCPU.begin()
 		if err := gw.tusUpload(ctx, data, "tus", size, patch); err != nil {
 			return err
 		}
 		tuses = append(tuses, mbps(size, time.Since(start)))
+		tusCPU.end(size)
 	}
 	b.add("tus", "PUT", "MB/s", puts, note)
+	b.addCPU("tus", "PUT", putCPU, cpuNoteGateway)
 	b.add("tus", fmt.Sprintf("tus, %s PATCHes", human(patch)), "MB/s", tuses, note)
+	b.addCPU("tus", fmt.Sprintf("tus, %s PATCHes", human(patch)), tusCPU, cpuNoteGateway)
 	b.add("tus", "tus / PUT", "×", ratios(tuses, puts), "target ≥ 0.9")
 	if err := b.tusMemory(ctx, data, patch); err != nil {
 		return err
