@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -245,6 +246,24 @@ func (b *Bucket) CreateResumable(ctx context.Context, opts ResumableOptions) (*R
 // or ErrResumableExpired for one whose time is up that the sweeper has not
 // removed yet.
 func (b *Bucket) Resumable(ctx context.Context, id string) (*Resumable, error) {
+	r, err := b.record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.live(b.name); err != nil {
+		return nil, err
+	}
+	if r.Pending != nil && !r.Finished {
+		if err := b.checkPending(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// record reads the record of upload id as stored, expired or not. It
+// returns ErrResumableNotFound.
+func (b *Bucket) record(ctx context.Context, id string) (*Resumable, error) {
 	var r Resumable
 	err := b.resumables().FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&r)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -252,14 +271,6 @@ func (b *Bucket) Resumable(ctx context.Context, id string) (*Resumable, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find resumable upload %q: %w", id, err)
-	}
-	if err := r.live(b.name); err != nil {
-		return nil, err
-	}
-	if r.Pending != nil && !r.Finished {
-		if err := b.checkPending(ctx, &r); err != nil {
-			return nil, err
-		}
 	}
 	return &r, nil
 }
@@ -618,7 +629,11 @@ func (b *Bucket) appendChunks(ctx context.Context, rec *Resumable, src io.Reader
 			// whose reply was lost land again, the same (see updateOne):
 			// reported as failed, its chunks would go with the abort.
 			res, err := updateOne(context.WithoutCancel(ctx), b.resumables(), bson.D{{Key: "_id", Value: rec.ID}, {Key: "offset", Value: bson.D{{Key: "$in", Value: bson.A{*at, length}}}}},
-				bson.D{{Key: "$set", Value: bson.D{{Key: "offset", Value: length}, {Key: "hash", Value: state}, {Key: "tail", Value: nil}}}})
+				bson.D{{Key: "$set", Value: bson.D{
+					{Key: "offset", Value: length}, {Key: "hash", Value: state}, {Key: "tail", Value: nil},
+					// An upload in one long append lives on while it stores.
+					{Key: "expires", Value: time.Now().UTC().Truncate(time.Millisecond).Add(rec.Expiry)},
+				}}})
 			if err == nil && res.MatchedCount == 0 {
 				err = fmt.Errorf("%w: the upload moved on or went away meanwhile", ErrOffsetMismatch)
 			}
@@ -768,6 +783,15 @@ func (b *Bucket) FinishResumable(ctx context.Context, id string) (*Resumable, er
 // complete. A commit that fails for good (a failed condition, lost chunks)
 // removes the upload with its chunks.
 func (b *Bucket) finishResumable(ctx context.Context, rec *Resumable, sum []byte) error {
+	return b.commitResumable(ctx, rec, sum, func(err error) error {
+		b.removeResumable(context.WithoutCancel(ctx), rec)
+		return err
+	})
+}
+
+// commitResumable is finishResumable with abort instead of removing the
+// upload when the commit fails for good.
+func (b *Bucket) commitResumable(ctx context.Context, rec *Resumable, sum []byte, abort func(error) error) error {
 	if rec.Partial {
 		rec.Finished = true
 		return nil
@@ -778,10 +802,7 @@ func (b *Bucket) finishResumable(ctx context.Context, rec *Resumable, sum []byte
 		id: rec.FileID, filename: rec.Filename, metadata: rec.Metadata,
 		length: rec.Length, chunkSize: rec.ChunkSize, sha256: sum, expireAt: rec.ExpireAt,
 		cond: Conditions{IfMatch: rec.IfMatch, IfNoneMatch: rec.IfNoneMatch}, replace: true,
-		abort: func(err error) error {
-			b.removeResumable(ctx, rec)
-			return err
-		},
+		abort: abort,
 	})
 	if err != nil {
 		return fmt.Errorf("resumable upload %q: %w", rec.ID, full(err))
@@ -824,13 +845,29 @@ func (b *Bucket) removeResumable(ctx context.Context, rec *Resumable) error {
 // the final upload final (created with their total length) and commits it.
 // When every part but the last is a multiple of the chunk size and all
 // share it, their chunks are relabelled (no data is copied; only read once
-// for the SHA-256); otherwise their content is copied. The parts are
-// removed. It returns ErrPartialUnfinished or ErrInvalidPart having changed
-// nothing.
+// for the SHA-256); otherwise, or when a part is named twice, their
+// content is copied. The parts are removed once the final upload is
+// committed; a join that fails leaves them as they were. It returns
+// ErrPartialUnfinished or ErrInvalidPart having changed nothing, and
+// ErrUploadLocked when a request kept a part busy for joinLockWait.
 func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []string) (*Resumable, error) {
 	rec, err := b.Resumable(ctx, final)
 	if err != nil {
 		return nil, err
+	}
+	// Each part is locked while it is joined: two joins of one part (a
+	// client that tried again) would otherwise both move its chunks, and
+	// the sweeper could remove it meanwhile.
+	ids := slices.Sorted(slices.Values(parts)) // one order: no two joins wait for each other
+	ids = slices.Compact(ids)
+	lctx, cancel := context.WithTimeout(ctx, joinLockWait)
+	defer cancel()
+	for _, id := range ids {
+		l, err := b.waitLockResumable(lctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
 	}
 	recs := make([]*Resumable, len(parts))
 	var total int64
@@ -857,7 +894,8 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 	if total != rec.Length {
 		return nil, fmt.Errorf("%w: the parts hold %d bytes, the upload %d", ErrInvalidLength, total, rec.Length)
 	}
-	aligned := true
+	// A part's chunks move once: a part named twice is copied.
+	aligned := len(ids) == len(parts)
 	for i, p := range recs {
 		if p.ChunkSize != recs[0].ChunkSize || i < len(recs)-1 && p.Length%int64(p.ChunkSize) != 0 {
 			aligned = false
@@ -866,6 +904,10 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 	wctx := context.WithoutCancel(ctx)
 	defer b.forgetRecord(final)
 	h := sha256.New()
+	abort := func(err error) error {
+		b.removeResumable(wctx, rec)
+		return err
+	}
 	if aligned && len(recs) > 0 {
 		rec.ChunkSize = recs[0].ChunkSize
 		// The SHA-256 of the whole is read before anything moves.
@@ -874,18 +916,20 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 				return nil, err
 			}
 		}
-		var n int64
+		j := &join{b: b, final: rec.FileID}
 		for _, p := range recs {
-			_, err := b.chunks.UpdateMany(wctx, bson.D{{Key: "files_id", Value: p.FileID}}, bson.D{
-				{Key: "$set", Value: bson.D{{Key: "files_id", Value: rec.FileID}}},
-				{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(n / int64(p.ChunkSize))}}},
-			})
-			b.db.cache.Invalidate(b.chunks, p.FileID) // chunks that move (see cache.go)
-			b.db.cache.Invalidate(b.chunks, rec.FileID)
-			if err != nil {
-				return nil, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, full(err))
+			if err := j.move(wctx, p); err != nil {
+				return nil, j.undo(wctx, fmt.Errorf("concatenate: move chunks of %q: %w", p.ID, full(err)))
 			}
-			n += p.Length
+		}
+		// The final upload's chunks are the parts' own until it commits:
+		// a commit that fails gives them back before the upload goes.
+		abort = func(err error) error {
+			if err := j.undo(wctx, err); errors.Is(err, errNotGivenBack) {
+				return err // what the final upload holds stays with it
+			}
+			b.removeResumable(wctx, rec)
+			return err
 		}
 	} else {
 		w, err := b.newChunkWriter(ctx, rec.FileID, chunker.WriterOptions{ChunkSize: rec.ChunkSize, Hash: h})
@@ -907,10 +951,10 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 	}
 	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return nil, err
+		return nil, abort(err)
 	}
 	rec.Offset, rec.Hash, rec.Parts = total, state, parts
-	if err := b.finishResumable(wctx, rec, h.Sum(nil)); err != nil {
+	if err := b.commitResumable(wctx, rec, h.Sum(nil), abort); err != nil {
 		return nil, err
 	}
 	if _, err := b.resumables().UpdateOne(wctx, bson.D{{Key: "_id", Value: final}}, bson.D{{Key: "$set", Value: bson.D{
@@ -919,10 +963,71 @@ func (b *Bucket) ConcatResumable(ctx context.Context, final string, parts []stri
 	}}}); err != nil {
 		return nil, fmt.Errorf("concatenate: %w", full(err))
 	}
-	for _, p := range recs {
-		b.removeResumable(wctx, p)
+	for _, id := range ids {
+		for _, p := range recs {
+			if p.ID == id {
+				b.removeResumable(wctx, p)
+				break
+			}
+		}
 	}
 	return rec, nil
+}
+
+// joinLockWait bounds how long a join waits for a request that holds one
+// of its parts (an append still storing a part's last bytes).
+const joinLockWait = 10 * time.Second
+
+// errNotGivenBack: a join's moved chunks could not be given back to their
+// parts.
+var errNotGivenBack = errors.New("the parts' chunks could not be given back")
+
+// join relabels the chunks of partial uploads as the final upload's, in
+// order, and can give them back.
+type join struct {
+	b     *Bucket
+	final bson.ObjectID
+	moved []*Resumable // the parts whose chunks moved, in order
+	n     int64        // the bytes moved
+}
+
+func (j *join) move(ctx context.Context, p *Resumable) error {
+	first := int32(j.n / int64(p.ChunkSize))
+	_, err := j.b.chunks.UpdateMany(ctx, bson.D{{Key: "files_id", Value: p.FileID}}, bson.D{
+		{Key: "$set", Value: bson.D{{Key: "files_id", Value: j.final}}},
+		{Key: "$inc", Value: bson.D{{Key: "n", Value: first}}},
+	})
+	j.b.db.cache.Invalidate(j.b.chunks, p.FileID) // chunks that move (see cache.go)
+	j.b.db.cache.Invalidate(j.b.chunks, j.final)
+	// An UpdateMany that failed may have moved some: giving back covers
+	// them as well.
+	j.moved = append(j.moved, p)
+	j.n += p.Length
+	return err
+}
+
+// undo gives the moved chunks back to their parts and returns err, with
+// errNotGivenBack when the store refused.
+func (j *join) undo(ctx context.Context, err error) error {
+	var n int64
+	for _, p := range j.moved {
+		first := int32(n / int64(p.ChunkSize))
+		last := first + int32((p.Length+int64(p.ChunkSize)-1)/int64(p.ChunkSize))
+		_, uerr := j.b.chunks.UpdateMany(ctx, bson.D{
+			{Key: "files_id", Value: j.final}, {Key: "n", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lt", Value: last}}},
+		}, bson.D{
+			{Key: "$set", Value: bson.D{{Key: "files_id", Value: p.FileID}}},
+			{Key: "$inc", Value: bson.D{{Key: "n", Value: -first}}},
+		})
+		j.b.db.cache.Invalidate(j.b.chunks, p.FileID)
+		j.b.db.cache.Invalidate(j.b.chunks, j.final)
+		if uerr != nil {
+			return fmt.Errorf("%w (%w: %w)", err, errNotGivenBack, full(uerr))
+		}
+		n += p.Length
+	}
+	j.moved = nil
+	return err
 }
 
 // forgetRecord makes a lock of this process on the upload id, if any, read
@@ -964,14 +1069,39 @@ func (b *Bucket) SweepResumable(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for i := range old {
-		if err := b.removeResumable(ctx, &old[i]); err != nil {
+		gone, err := b.removeIdle(ctx, old[i].ID, func(r *Resumable) bool { return time.Now().After(r.Expires) })
+		if err != nil {
 			return n, err
 		}
-		if !old[i].Finished || old[i].Partial {
+		if gone != nil && (!gone.Finished || gone.Partial) {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// removeIdle removes upload id, as removeResumable does, if no request
+// holds its lock and, read again under the lock, remove says it should
+// go; it returns the record removed, or nil. A sweeper's list is old by
+// the time it gets to an upload: an append may have renewed it since, or
+// be storing its bytes or committing it now.
+func (b *Bucket) removeIdle(ctx context.Context, id string, remove func(*Resumable) bool) (*Resumable, error) {
+	l, ok, err := b.tryLockResumable(ctx, id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	defer l.Unlock()
+	rec, err := b.record(ctx, id)
+	if errors.Is(err, ErrResumableNotFound) || err == nil && !remove(rec) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.removeResumable(ctx, rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // resumableIDs are the files_ids of this bucket's resumable uploads: the

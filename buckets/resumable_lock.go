@@ -110,6 +110,10 @@ func (t *uploadLocks) all() []*UploadLock {
 	return ls
 }
 
+// DefaultUploadLockTTL is how long an upload stays locked by a process
+// that died holding it; a live holder renews its lock (see UploadLock).
+const DefaultUploadLockTTL = 15 * time.Second
+
 // LockResumable takes the lock of the upload id for one request, waiting
 // until ctx ends while another request (on any gateway) holds it. A waiter
 // asks the holder to let go: the holder's released is then called (once),
@@ -118,6 +122,18 @@ func (t *uploadLocks) all() []*UploadLock {
 // returns ErrUploadLocked when ctx ends first. A lock lingering in this
 // process (Linger) is taken over at once.
 func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration, released func()) (l *UploadLock, contended bool, err error) {
+	return b.lockResumable(ctx, id, ttl, released, true)
+}
+
+// waitLockResumable is LockResumable for work that must not end a request
+// in flight (a join of partial uploads): it waits without asking, and the
+// lock it takes is given back when that work ends, whoever asks.
+func (b *Bucket) waitLockResumable(ctx context.Context, id string) (*UploadLock, error) {
+	l, _, err := b.lockResumable(ctx, id, DefaultUploadLockTTL, nil, false)
+	return l, err
+}
+
+func (b *Bucket) lockResumable(ctx context.Context, id string, ttl time.Duration, released func(), ask bool) (l *UploadLock, contended bool, err error) {
 	key := b.name + "/" + id
 	locks := &b.db.locks
 	wait := 2 * time.Millisecond
@@ -130,7 +146,7 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 			}
 			// In use by a request of this process: ask it directly.
 			contended = true
-			if !asked {
+			if !asked && ask {
 				asked = true
 				held.ask()
 			}
@@ -143,15 +159,11 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 				return nil, contended, err
 			}
 			if took {
-				mine.trusted = fresh
-				mine.released = released
-				mine.stop, mine.done = make(chan struct{}), make(chan struct{})
-				locks.put(mine)
-				go mine.renew()
+				mine.start(fresh, released)
 				return mine, contended, nil
 			}
 			contended = true
-			if !asked && ctx.Err() == nil {
+			if !asked && ask && ctx.Err() == nil {
 				asked = true
 				mine.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: "release", Value: true}}}})
 			}
@@ -165,6 +177,35 @@ func (b *Bucket) LockResumable(ctx context.Context, id string, ttl time.Duration
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// tryLockResumable takes the lock of the upload id only if no request
+// holds it, on any gateway, and no process keeps it for its next request
+// (Linger): at once, without waiting or asking. ok is false when it is
+// held. For the sweeper, which must not pull an upload from under an
+// append or a commit, and passes over one in use until its next round.
+func (b *Bucket) tryLockResumable(ctx context.Context, id string) (l *UploadLock, ok bool, err error) {
+	key := b.name + "/" + id
+	if b.db.locks.get(key) != nil {
+		return nil, false, nil
+	}
+	l = &UploadLock{b: b, coll: b.db.db.Collection(UploadLocksCollection), key: key, id: id, holder: bson.NewObjectID(), ttl: DefaultUploadLockTTL}
+	took, fresh, err := l.take(ctx)
+	if err != nil || !took {
+		return nil, false, err
+	}
+	l.start(fresh, nil)
+	return l, true, nil
+}
+
+// start makes the lock just taken in the store this process's, renewed
+// until it is given back.
+func (l *UploadLock) start(fresh bool, released func()) {
+	l.trusted = fresh
+	l.released = released
+	l.stop, l.done = make(chan struct{}), make(chan struct{})
+	l.b.db.locks.put(l)
+	go l.renew()
 }
 
 // take tries once to take the lock in the store: from nobody (fresh), or

@@ -529,3 +529,270 @@ func TestResumableDeclaredAtOffset(t *testing.T) {
 		t.Fatalf("%d chunks", n)
 	}
 }
+
+// completePartial makes a complete partial upload holding data.
+func completePartial(t *testing.T, b *buckets.Bucket, data []byte) *buckets.Resumable {
+	t.Helper()
+	ctx := context.Background()
+	p, err := b.CreateResumable(ctx, buckets.ResumableOptions{Partial: true, Length: int64(len(data)), ChunkSize: testChunk, Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appendTo(ctx, b, p.ID, 0, bytes.NewReader(data), buckets.AppendOptions{Expect: -1}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// partialIntact checks that the partial upload p still holds data:
+// its record says complete and its chunks read back as data, so that a
+// client can join it again.
+func partialIntact(t *testing.T, b *buckets.Bucket, p *buckets.Resumable, data []byte) {
+	t.Helper()
+	ctx := context.Background()
+	rec, err := b.Resumable(ctx, p.ID)
+	if err != nil {
+		t.Fatalf("partial %s after the failed concatenation: %v", p.ID, err)
+	}
+	if !rec.Complete() {
+		t.Fatalf("partial %s after the failed concatenation: offset %d of %d", p.ID, rec.Offset, rec.Length)
+	}
+	n, _ := b.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: p.FileID}})
+	want := (int64(len(data)) + testChunk - 1) / testChunk
+	if n != want {
+		t.Fatalf("partial %s says it is complete, but %d of its %d chunks are left: its bytes are lost", p.ID, n, want)
+	}
+}
+
+// TestConcatNamingAPartTwice: tus lets a final upload name the same
+// partial upload twice (tusd's handler and its file store join it twice).
+// The aligned (zero-copy) join relabelled the partial's chunks for its
+// first mention, found none left for its second, failed its commit (chunks
+// lost), and that failure removed the final upload's chunks: the
+// partial's own, under a record that still said it was complete. A part
+// named twice is now copied.
+func TestConcatNamingAPartTwice(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	data := randomBytes(2 * testChunk)
+	p := completePartial(t, b, data)
+	final, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "twice", Length: int64(2 * len(data)), Expiry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := b.ConcatResumable(ctx, final.ID, []string{p.ID, p.ID})
+	if err == nil {
+		f, ferr := b.FindByName(ctx, "twice", -1)
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		if got := readBack(t, b, f.ID); !bytes.Equal(got, append(append([]byte{}, data...), data...)) {
+			t.Fatalf("the joined file holds %d bytes, not the partial twice", len(got))
+		}
+		_ = rec
+		return
+	}
+	t.Logf("concatenation: %v", err)
+	// Refusing is fine; losing the partial's bytes is not.
+	partialIntact(t, b, p, data)
+}
+
+// TestConcatFailedCommitKeepsParts: a final upload created with
+// If-None-Match: * whose name is taken between its creation and its
+// commit fails with ErrPreconditionFailed; the partial uploads stay (the
+// client may join them again, under another name). The aligned join moved
+// their chunks under the final upload's id before the commit, and the
+// failed commit removed them with the final upload; now it gives them
+// back first.
+func TestConcatFailedCommitKeepsParts(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	d0, d1 := randomBytes(testChunk), randomBytes(700)
+	p0, p1 := completePartial(t, b, d0), completePartial(t, b, d1)
+	final, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "joined", Length: int64(len(d0) + len(d1)), Expiry: time.Hour,
+		Conditions: buckets.Conditions{IfNoneMatch: "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another writer takes the name while the final upload is joined.
+	if _, err := b.Upload(ctx, "joined", bytes.NewReader([]byte("first")), buckets.UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ConcatResumable(ctx, final.ID, []string{p0.ID, p1.ID}); !errors.Is(err, buckets.ErrPreconditionFailed) {
+		t.Fatalf("concatenation: %v, want ErrPreconditionFailed", err)
+	}
+	partialIntact(t, b, p0, d0)
+	partialIntact(t, b, p1, d1)
+}
+
+// slowReader gives n bytes of data every step, as a slow client's
+// body does.
+type slowReader struct {
+	data []byte
+	n    int
+	step time.Duration
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	if len(s.data) == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(s.step)
+	k := min(len(p), s.n, len(s.data))
+	copy(p, s.data[:k])
+	s.data = s.data[k:]
+	return k, nil
+}
+
+// TestSweepSparesAnAppendInProgress: an upload lives Expiry after its last
+// PATCH; one PATCH still receiving bytes (one PATCH for the whole file is
+// what tus-js-client and Uppy send by default) past that time holds the
+// upload's lock, and the sweeper removed the upload, chunks and all, in
+// its middle. The sweeper now passes over an upload whose lock is held.
+func TestSweepSparesAnAppendInProgress(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	t.Cleanup(buckets.SetResumableProgress(2 * testChunk))
+	size := 20 * testChunk
+	data := randomBytes(size)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "slow", Length: int64(size), ChunkSize: testChunk, Expiry: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := b.LockResumable(ctx, r.ID, 10*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	rec, err := l.Resumable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		// 20 chunks, one every 150 ms: 3 s, twice the expiry.
+		_, err := b.AppendResumable(ctx, rec, 0, &slowReader{data: data, n: testChunk, step: 150 * time.Millisecond},
+			buckets.AppendOptions{Expect: int64(size), Lock: l})
+		ended <- err
+	}()
+	// The sweeper runs while the PATCH is receiving bytes, after the
+	// expiry counted from the record's creation.
+	time.Sleep(2 * time.Second)
+	if cur, err := b.Resumable(ctx, r.ID); err == nil {
+		t.Logf("before the sweep: offset %d, expires in %s", cur.Offset, time.Until(cur.Expires).Round(time.Millisecond))
+	} else {
+		t.Logf("before the sweep: %v", err)
+	}
+	n, err := b.SweepResumable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the sweep removed %d unfinished uploads", n)
+	if err := <-ended; err != nil {
+		t.Fatalf("the PATCH in progress failed: %v", err)
+	}
+	if got := readBack(t, b, r.FileID); !bytes.Equal(got, data) {
+		t.Fatal("content differs")
+	}
+}
+
+// TestSweepRereadsWhatItListed: the sweeper lists the expired uploads,
+// then removes them one by one. An upload whose PATCH began before it
+// expired and ended after the listing had its expiry moved forward by that
+// PATCH (whose reply told the client the new offset), yet the sweeper
+// removed it, with its chunks, from its list. It now reads each record
+// again under the upload's lock.
+func TestSweepRereadsWhatItListed(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	// Expired uploads listed before it, so that the sweep takes a while.
+	for i := 0; i < 400; i++ {
+		if _, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "filler", Length: 10, ChunkSize: testChunk, Expiry: time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const expiry = 3 * time.Second
+	size := 5 * testChunk
+	data := randomBytes(size)
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "renewed", Length: int64(size), ChunkSize: testChunk, Expiry: expiry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := b.Resumable(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A PATCH that begins now and ends after the upload would have expired.
+	body := &stallingReader{r: bytes.NewReader(data[:2500]), stalled: make(chan struct{}), release: make(chan struct{})}
+	var out *buckets.Resumable
+	ended := stall(t, body, func() error {
+		var err error
+		out, err = appendTo(ctx, b, r.ID, 0, body, buckets.AppendOptions{Expect: -1})
+		return err
+	})
+	_ = rec
+	time.Sleep(time.Until(r.Expires) + 100*time.Millisecond)
+	swept := make(chan error, 1)
+	go func() {
+		_, err := b.SweepResumable(ctx)
+		swept <- err
+	}()
+	// Once the sweep is removing what it listed, the PATCH ends.
+	waitFor(t, "the sweep to start removing", 30*time.Second, func() bool {
+		n, _ := b.FilesCollection().Database().Collection(b.Name()+buckets.ResumableSuffix).CountDocuments(ctx, bson.D{})
+		return n < 400
+	})
+	close(body.release)
+	if err := <-ended; err != nil {
+		t.Fatalf("the PATCH: %v", err)
+	}
+	t.Logf("the PATCH ended at offset %d; the upload expires in %s", out.Offset, time.Until(out.Expires).Round(time.Millisecond))
+	if err := <-swept; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Resumable(ctx, r.ID); err != nil {
+		t.Fatalf("after a PATCH that renewed it, the upload is %v", err)
+	}
+}
+
+// TestConcurrentJoinsOfOneUpload: a client that tries its final upload
+// again while the first try runs joins the same partial uploads twice at
+// once. Without the parts' locks both moved their chunks, and the joins'
+// failures removed them; now one join commits the parts' bytes and the
+// other finds the parts gone.
+func TestConcurrentJoinsOfOneUpload(t *testing.T) {
+	ctx := context.Background()
+	b := resumableBucket(t)
+	for round := range 5 {
+		d0, d1 := randomBytes(2*testChunk), randomBytes(900)
+		p0, p1 := completePartial(t, b, d0), completePartial(t, b, d1)
+		name := fmt.Sprintf("joined-%d", round)
+		errs := make(chan error, 2)
+		for range 2 {
+			final, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: name, Length: int64(len(d0) + len(d1)), Expiry: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				_, err := b.ConcatResumable(ctx, final.ID, []string{p0.ID, p1.ID})
+				errs <- err
+			}()
+		}
+		var failed []error
+		for range 2 {
+			if err := <-errs; err != nil {
+				failed = append(failed, err)
+			}
+		}
+		if len(failed) != 1 || !errors.Is(failed[0], buckets.ErrInvalidPart) {
+			t.Fatalf("round %d: two joins of the same parts: %v, want one to fail with ErrInvalidPart", round, failed)
+		}
+		f, err := b.FindByName(ctx, name, -1)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got := readBack(t, b, f.ID); !bytes.Equal(got, append(append([]byte{}, d0...), d1...)) {
+			t.Fatalf("round %d: the joined file holds %d bytes that are not the parts'", round, len(got))
+		}
+	}
+}

@@ -484,12 +484,17 @@ func (b *Bucket) abortResumables(ctx context.Context, prefix string, cutoff time
 	if err := cur.All(ctx, &old); err != nil {
 		return 0, fmt.Errorf("sweep resumable uploads: %w", err)
 	}
+	n := 0
 	for i := range old {
-		if err := b.removeResumable(ctx, &old[i]); err != nil {
-			return i, err
+		gone, err := b.removeIdle(ctx, old[i].ID, func(r *Resumable) bool { return !r.Finished && r.Created.Before(cutoff) })
+		if err != nil {
+			return n, err
+		}
+		if gone != nil {
+			n++
 		}
 	}
-	return len(old), nil
+	return n, nil
 }
 
 // ExpiredPresent counts the files of b that have expired (by expireAt or

@@ -37,7 +37,7 @@ const (
 	DefaultExpiry = 24 * time.Hour
 	// DefaultLockTTL bounds how long an upload stays locked by a gateway
 	// that died holding it.
-	DefaultLockTTL = 15 * time.Second
+	DefaultLockTTL = buckets.DefaultUploadLockTTL
 )
 
 // Config is what a Door needs. Only DB is required.

@@ -1,0 +1,108 @@
+package resumable_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/resumable"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// testDoor serves a Door over a fresh database of the test store.
+func testDoor(t *testing.T) (*httptest.Server, *buckets.DB) {
+	t.Helper()
+	db := buckets.NewDB(storetest.MustOpenDB(t))
+	d, err := resumable.New(resumable.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	t.Cleanup(d.Close)
+	return srv, db
+}
+
+func tusRequest(t *testing.T, method, url string, body []byte, hdr ...string) *http.Response {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	if method == http.MethodPatch {
+		req.Header.Set("Content-Type", "application/offset+octet-stream")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+func tusMetadata(kv ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, kv[i]+" "+base64.StdEncoding.EncodeToString([]byte(kv[i+1])))
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestConcatNamingAPartTwice: through the door, a final upload naming one
+// partial upload (of whole chunks) twice failed with a 500, and took the
+// partial's chunks with it while its HEAD still said it was complete. Now
+// the part is copied twice.
+func TestConcatNamingAPartTwice(t *testing.T) {
+	srv, db := testDoor(t)
+	ctx := context.Background()
+	b, err := db.Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, b.ChunkSize())
+	rand.Read(data)
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", strconv.Itoa(len(data)), "Upload-Concat", "partial")
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create the partial: %d", res.StatusCode)
+	}
+	part := res.Header.Get("Location")
+	if res = tusRequest(t, http.MethodPatch, srv.URL+part, data, "Upload-Offset", "0"); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("patch the partial: %d", res.StatusCode)
+	}
+	res = tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Concat", "final;"+part+" "+part,
+		"Upload-Metadata", tusMetadata("filename", "twice"))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("final upload of the partial twice: %d", res.StatusCode)
+	}
+	d, err := b.OpenName(ctx, "twice", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	got, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, append(append([]byte{}, data...), data...)) {
+		t.Fatalf("the joined file holds %d bytes that are not the partial twice", len(got))
+	}
+}
