@@ -76,14 +76,6 @@ func (mu *MultipartUpload) completing(now time.Time) bool {
 // died completing; a live Complete renews it at a third of that.
 var CompleteTTL = LeaseTTL
 
-// notCompleting matches the uploads no live Complete holds.
-func notCompleting(now time.Time) bson.E {
-	return bson.E{Key: "$or", Value: bson.A{
-		bson.D{{Key: "completing", Value: bson.D{{Key: "$exists", Value: false}}}},
-		bson.D{{Key: "completingAt", Value: bson.D{{Key: "$lt", Value: now.Add(-CompleteTTL)}}}},
-	}}
-}
-
 // Part is one uploaded part.
 type Part struct {
 	Key      string        `bson:"_id"` // <upload id>/<part number, 5 digits>
@@ -94,6 +86,9 @@ type Part struct {
 	Size     int64         `bson:"size"`
 	MD5      string        `bson:"md5"` // hex
 	Uploaded time.Time     `bson:"uploaded"`
+	// Door holds what a front door keeps with the part (S3's checksum):
+	// see PartUpload.SetField.
+	Door bson.D `bson:"door,omitempty"`
 }
 
 func partKey(upload string, n int) string { return fmt.Sprintf("%s/%05d", upload, n) }
@@ -224,7 +219,16 @@ type PartUpload struct {
 	w      *chunker.Writer
 	md5    *asyncHash
 	max    int64 // the bucket's UploadLimit: no part, nor the whole, may pass it
+	door   bson.D
 	done   bool
+}
+
+// SetField keeps value under key in the part's record (Part.Door), written
+// with the record by Commit: a second write after it could, on the
+// embedded store, bring back a record that a retry of the same part had
+// replaced meanwhile, naming chunks that retry removed.
+func (p *PartUpload) SetField(key string, value any) {
+	p.door = append(p.door, bson.E{Key: key, Value: value})
 }
 
 // OpenPart starts part number n (1 to MaxPartNumber) of the upload with id
@@ -293,7 +297,7 @@ func (p *PartUpload) Commit() (*Part, error) {
 	part := &Part{
 		Key: partKey(p.upload, p.number), Upload: p.upload, Bucket: p.b.name, Number: p.number,
 		FilesID: p.id, Size: p.w.Length(), MD5: hex.EncodeToString(p.md5.Sum()),
-		Uploaded: time.Now().UTC().Truncate(time.Millisecond),
+		Uploaded: time.Now().UTC().Truncate(time.Millisecond), Door: p.door,
 	}
 	return p.b.recordPart(context.WithoutCancel(p.ctx), part)
 }
@@ -340,7 +344,7 @@ func (b *Bucket) recordPart(ctx context.Context, part *Part) (*Part, error) {
 		// and the orphan sweeper removes it.
 		return nil, fmt.Errorf("%w: part %d of %q", ErrUploadCompleting, part.Number, part.Upload)
 	}
-	if replaced {
+	if replaced && old.FilesID != part.FilesID {
 		b.removeChunksOf(ctx, old.FilesID)
 	}
 	return part, nil
@@ -420,8 +424,14 @@ func (b *Bucket) CompleteMultipartIf(ctx context.Context, upload string, list []
 	f, err := b.complete(ctx, mu, list, cond)
 	stopRenew()
 	if err != nil {
-		b.uploads().UpdateOne(wctx, bson.D{{Key: "_id", Value: upload}, {Key: "completing", Value: token}},
-			bson.D{{Key: "$unset", Value: bson.D{{Key: "completing", Value: ""}, {Key: "completingAt", Value: ""}}}})
+		b.underMultipartLease(wctx, upload, func() error {
+			if mu, err := b.Multipart(wctx, upload); err != nil || mu.Completing != token {
+				return nil // taken over: this Complete's mark is gone
+			}
+			_, err := b.uploads().UpdateOne(wctx, bson.D{{Key: "_id", Value: upload}},
+				bson.D{{Key: "$unset", Value: bson.D{{Key: "completing", Value: ""}, {Key: "completingAt", Value: ""}}}})
+			return err
+		})
 		return nil, err
 	}
 	return f, nil
@@ -435,26 +445,44 @@ func (b *Bucket) markCompleting(ctx context.Context, upload string) (*MultipartU
 	var rnd [12]byte
 	rand.Read(rnd[:])
 	token := hex.EncodeToString(rnd[:])
-	now := time.Now().UTC()
-	var mu MultipartUpload
-	err := b.uploads().FindOneAndUpdate(ctx,
-		bson.D{{Key: "_id", Value: upload}, {Key: "bucket", Value: b.name}, notCompleting(now)},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "completing", Value: token}, {Key: "completingAt", Value: now}}}},
-		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&mu)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		if _, err := b.Multipart(ctx, upload); err != nil {
-			return nil, "", err
+	var mu *MultipartUpload
+	err := b.underMultipartLease(ctx, upload, func() error {
+		var err error
+		if mu, err = b.Multipart(ctx, upload); err != nil {
+			return err
 		}
-		return nil, "", fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
-	}
+		now := time.Now().UTC()
+		if mu.completing(now) {
+			return fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
+		}
+		if _, err := b.uploads().UpdateOne(ctx, bson.D{{Key: "_id", Value: upload}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "completing", Value: token}, {Key: "completingAt", Value: now}}}}); err != nil {
+			return fmt.Errorf("mark multipart upload %q: %w", upload, full(err))
+		}
+		mu.Completing, mu.CompletingAt = token, now
+		return nil
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("mark multipart upload %q: %w", upload, full(err))
+		return nil, "", err
 	}
-	if mu.Completing != token {
-		// A store that answers with the document before the update.
-		return nil, "", fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
+	return mu, token, nil
+}
+
+// underMultipartLease runs change, which reads the upload's record and
+// changes it by what it read (its Complete's mark, its removal), under a
+// lease of the upload's own. Why not a find-and-modify filtered on the
+// mark: the embedded store evaluates such a filter apart from its write
+// (see the package doc), so a Complete and an Abort on two gateways each
+// found the upload unmarked, and the Abort removed the parts the Complete
+// was joining.
+func (b *Bucket) underMultipartLease(ctx context.Context, upload string, change func() error) error {
+	id := leaseID(b.name, "\x00multipart\x00"+upload)
+	l, err := b.acquireLease(ctx, id, "multipart upload "+upload)
+	if err != nil {
+		return fmt.Errorf("multipart upload %q: %w", upload, err)
 	}
-	return &mu, token, nil
+	defer leases{l}.release(ctx)
+	return change()
 }
 
 // renewCompleting keeps the mark alive while a long Complete (a copy)
@@ -630,7 +658,7 @@ func (b *Bucket) joinInPlace(ctx context.Context, mu *MultipartUpload, parts []P
 	if len(mu.Metadata) > 0 {
 		doc = append(doc, bson.E{Key: "metadata", Value: mu.Metadata})
 	}
-	doc = append(doc, bson.E{Key: FieldS3ETag, Value: etag})
+	doc = append(doc, bson.E{Key: FieldS3ETag, Value: etag}, bson.E{Key: FieldS3UploadID, Value: mu.ID})
 	doc = append(doc, b.versionFields()...)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
@@ -657,7 +685,7 @@ func (b *Bucket) joinByCopy(ctx context.Context, mu *MultipartUpload, parts []Pa
 	}
 	up, err := b.OpenUpload(ctx, mu.Filename, UploadOptions{
 		ID: mu.FileID, ChunkSize: mu.ChunkSize, Metadata: mu.Metadata, Conditions: cond,
-		Extra: bson.D{{Key: FieldS3ETag, Value: etag}}, Size: size,
+		Extra: bson.D{{Key: FieldS3ETag, Value: etag}, {Key: FieldS3UploadID, Value: mu.ID}}, Size: size,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", mu.Filename, err)
@@ -689,16 +717,25 @@ func (b *Bucket) AbortMultipart(ctx context.Context, upload string) error {
 // (ErrUploadCompleting); then every part and its chunks, and the chunks a
 // failed Complete moved under the file's id.
 func (b *Bucket) removeMultipart(ctx context.Context, upload string, _ []Part) error {
-	var mu MultipartUpload
-	err := b.uploads().FindOneAndDelete(ctx, bson.D{{Key: "_id", Value: upload}, notCompleting(time.Now())}).Decode(&mu)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		if _, err := b.Multipart(ctx, upload); err == nil {
+	var mu *MultipartUpload
+	err := b.underMultipartLease(ctx, upload, func() error {
+		var err error
+		if mu, err = b.Multipart(ctx, upload); err != nil {
+			return err
+		}
+		if mu.completing(time.Now()) {
 			return fmt.Errorf("%w: %q", ErrUploadCompleting, upload)
 		}
+		if _, err := b.uploads().DeleteOne(ctx, bson.D{{Key: "_id", Value: upload}}); err != nil {
+			return fmt.Errorf("remove multipart upload %q: %w", upload, full(err))
+		}
+		return nil
+	})
+	if errors.Is(err, ErrUploadNotFound) {
 		return b.removeParts(ctx, upload, nil) // parts left by an earlier attempt
 	}
 	if err != nil {
-		return fmt.Errorf("remove multipart upload %q: %w", upload, full(err))
+		return err
 	}
 	if err := b.removeParts(ctx, upload, nil); err != nil {
 		return err

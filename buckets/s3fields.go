@@ -94,19 +94,8 @@ func (b *Bucket) MultipartField(ctx context.Context, id, key string) (bson.RawVa
 	return v, nil
 }
 
-// SetPartField keeps value under key in the record of part n of upload id
-// (S3's per-part checksum).
-func (b *Bucket) SetPartField(ctx context.Context, id string, n int, key string, value any) error {
-	_, err := b.parts().UpdateOne(ctx, bson.D{{Key: "_id", Value: partKey(id, n)}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "door." + key, Value: value}}}})
-	if err != nil {
-		return fmt.Errorf("set %s of part %d of upload %s: %w", key, n, id, full(err))
-	}
-	return nil
-}
-
-// PartFields returns, by part number, what SetPartField kept under key for
-// the parts of upload id.
+// PartFields returns, by part number, what PartUpload.SetField kept under
+// key for the parts of upload id.
 func (b *Bucket) PartFields(ctx context.Context, id, key string) (map[int]bson.RawValue, error) {
 	cur, err := b.parts().Find(ctx, bson.D{{Key: "upload", Value: id}})
 	if err != nil {

@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"context"
 	"crypto/md5"
 	"errors"
 	"io"
@@ -111,14 +112,14 @@ func (s *Server) uploadPart(req *request) error {
 	if err := receive(pu, u); err != nil {
 		return err
 	}
+	if cs != nil {
+		pu.SetField("checksum", partChecksum{Algorithm: cs.alg, Value: cs.value(), Size: pu.Length()})
+	}
 	part, err := pu.Commit()
 	if err != nil {
 		return err
 	}
 	if cs != nil {
-		if err := b.SetPartField(ctx, mu.ID, n, "checksum", partChecksum{Algorithm: cs.alg, Value: cs.value(), Size: part.Size}); err != nil {
-			return err
-		}
 		req.w.Header().Set(checksumHdrPref+cs.alg, cs.value())
 	}
 	req.w.Header().Set("ETag", `"`+part.MD5+`"`)
@@ -130,9 +131,14 @@ func (s *Server) uploadPart(req *request) error {
 func (s *Server) completeMultipart(req *request) error {
 	ctx := req.r.Context()
 	b, mu, err := s.multipartOf(req)
+	if err == nil {
+		err = s.complete(req, b, mu)
+	}
 	if errors.Is(err, ErrNoSuchUpload) || errors.Is(err, buckets.ErrUploadNotFound) {
-		// Completed already? SDKs retry a Complete that timed out: the
-		// answer is the first one's.
+		// Completed already, or by another try while this one read the
+		// upload? SDKs retry a Complete that timed out: the answer is the
+		// first one's. (The files document names its upload from its
+		// commit on.)
 		if b, berr := s.checkBucket(ctx, req.bucket); berr == nil {
 			if f, ferr := b.FindCompleted(ctx, req.key, req.r.URL.Query().Get("uploadId")); ferr == nil {
 				io.Copy(io.Discard, io.LimitReader(req.r.Body, maxXMLBody))
@@ -140,9 +146,13 @@ func (s *Server) completeMultipart(req *request) error {
 			}
 		}
 	}
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// complete completes the multipart upload mu of b with the list in the
+// request's body.
+func (s *Server) complete(req *request, b *buckets.Bucket, mu *buckets.MultipartUpload) error {
+	ctx := req.r.Context()
 	// Its x-amz-checksum-* header is the whole object's checksum (of the
 	// upload's type), not its XML body's: checked against the one the
 	// parts make, below.
@@ -195,9 +205,9 @@ func (s *Server) completeMultipart(req *request) error {
 	if err != nil {
 		return err
 	}
-	if err := b.SetFileField(ctx, f.ID, buckets.FieldS3UploadID, mu.ID); err != nil {
-		return err
-	}
+	// The object exists: what makes it whole is written even when the
+	// client gives up now (an SDK's timeout, after which it retries).
+	ctx = context.WithoutCancel(ctx)
 	if err := b.SetFileField(ctx, f.ID, fieldS3Parts, parts); err != nil {
 		return err
 	}
