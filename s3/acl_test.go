@@ -424,3 +424,49 @@ func TestOwnershipControls(t *testing.T) {
 		t.Errorf("GetBucketOwnershipControls: %s", got.body)
 	}
 }
+
+// TestCopySourceRevisionACL: a caller admitted to read an object only by
+// its newest revision's own ACL (public-read) may not read an older,
+// private revision: GetObject checks the served revision's ACL
+// (objectGrant), and CopyObject and UploadPartCopy check the revision they
+// copy, or a token that may write only "public" would copy a private
+// version of a "secret" object into "public" and read it there.
+func TestCopySourceRevisionACL(t *testing.T) {
+	e := newS3Env(t, suiteAuth(), s3.Config{})
+	e.mustSigned(200, "PUT", "/secret", nil)
+	e.mustSigned(200, "PUT", "/public", nil)
+	code, h, body := e.signed("PUT", "/secret/k", []byte("private draft"))
+	if code != 200 {
+		t.Fatalf("PUT secret/k: %d %s", code, body)
+	}
+	old := h.Get("x-amz-version-id")
+	if code, _, body := e.signed("PUT", "/secret/k", []byte("published"), "x-amz-acl", "public-read"); code != 200 {
+		t.Skipf("a public-read object in secret: %d %s", code, body)
+	}
+	writer := func(method, path string, header ...string) (int, string) {
+		r := e.request(method, path, nil, header...)
+		newSigner(writerKey, writerSecret).signAll(r, nil)
+		code, _, body := e.send(r)
+		return code, body
+	}
+	// The rule: the newest revision is public, the old one is not.
+	if code, _ := writer("GET", "/secret/k"); code != 200 {
+		t.Fatalf("writer GET secret/k (public-read): %d", code)
+	}
+	if code, body := writer("GET", "/secret/k?versionId="+old); code != 403 {
+		t.Fatalf("writer GET of the private version: %d %s", code, body)
+	}
+	// A copy of the private version is a read of it.
+	code, body = writer("PUT", "/public/leak", "x-amz-copy-source", "/secret/k?versionId="+old)
+	if code != 403 {
+		t.Errorf("writer CopyObject of the private version into public: %d, want 403", code)
+	}
+	if data, found := e.object("public", "leak"); found {
+		t.Errorf("the private version was copied out: public/leak holds %q", data)
+	}
+	id := xmlValue(e.mustSigned(200, "POST", "/public/mp?uploads", nil), "UploadId")
+	code, body = writer("PUT", "/public/mp?partNumber=1&uploadId="+id, "x-amz-copy-source", "/secret/k?versionId="+old)
+	if code != 403 {
+		t.Errorf("writer UploadPartCopy of the private version: %d %s, want 403", code, xmlValue(body, "Code"))
+	}
+}

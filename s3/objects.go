@@ -676,15 +676,16 @@ type copySrc struct {
 
 // copySourceFile finds the object of a request's x-amz-copy-source, for
 // CopyObject and UploadPartCopy alike: the caller must be able to read it,
-// and the x-amz-copy-source-if-* conditions must hold
-// (ErrPreconditionFailed otherwise).
+// as GetObject of it would require, and the x-amz-copy-source-if-*
+// conditions must hold (ErrPreconditionFailed otherwise).
 func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	ctx, r := req.r.Context(), req.r
 	bucket, key, version, err := copySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return copySrc{}, err
 	}
-	if _, err := s.decide(req, bucket, key, auth.Read); err != nil {
+	p, err := s.decide(req, bucket, key, auth.Read)
+	if err != nil {
 		return copySrc{}, err
 	}
 	b, err := s.checkBucket(ctx, bucket)
@@ -694,6 +695,11 @@ func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	f, err := findObject(ctx, b, key, version)
 	if err != nil {
 		return copySrc{}, err
+	}
+	if p.ObjectGrant && !b.FileReadable(f, req.sig != nil) {
+		// Admitted by the newest revision's ACL, as getObject: the
+		// revision copied (another version) may grant nothing.
+		return copySrc{}, errorf(ErrAccessDenied, "Access Denied")
 	}
 	cond := http.Header{}
 	for _, k := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
