@@ -70,17 +70,24 @@ func findObject(ctx context.Context, b *buckets.Bucket, key, version string) (*b
 	}
 	f, err := b.Stat(ctx, id)
 	var dm *buckets.DeleteMarkerError
-	if errors.Is(err, buckets.ErrFileNotFound) && !errors.As(err, &dm) {
+	switch {
+	case errors.As(err, &dm):
+		f = dm.Marker // whose name is checked as a version's is
+	case errors.Is(err, buckets.ErrFileNotFound):
 		// A version id that names nothing (neither a version nor a
 		// delete marker) is NoSuchVersion, whether or not the key has
 		// others (S3; minio-go checks it).
 		return nil, ErrNoSuchVersion
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
+	// A version id names a version of the key in the path, never one of
+	// another key: acting on it would read, or undelete, that other key.
 	if f.Filename != key {
 		return nil, ErrNoSuchVersion
+	}
+	if dm != nil {
+		return nil, err // a delete marker of key: the callers answer for it
 	}
 	return f, nil
 }
