@@ -146,3 +146,43 @@ func TestS3RequestTimeout(t *testing.T) {
 		t.Error("the object went")
 	}
 }
+
+// TestS3UploadPartCopyTakesUploadSlot: max-concurrent-uploads holds for
+// every S3 write that streams content into a file or a part, as it does
+// for PutObject, UploadPart and CopyObject (and WebDAV's COPY): an
+// UploadPartCopy writes up to 5 GiB of chunks too, so with every slot
+// taken it is 503 SlowDown and stores nothing.
+func TestS3UploadPartCopyTakesUploadSlot(t *testing.T) {
+	e := newS3Env(t, suiteAuth(), s3.Config{})
+	e.mustSigned(200, "PUT", "/bkt", nil)
+	e.mustSigned(200, "PUT", "/bkt/src", bytes.Repeat([]byte("s"), 1<<20))
+	id := xmlValue(e.mustSigned(200, "POST", "/bkt/mp?uploads", nil), "UploadId")
+	if err := e.db.SetLimits(buckets.Limits{MaxConcurrentUploads: 1}); err != nil {
+		t.Fatal(err)
+	}
+	release, err := e.db.AcquireUpload() // another door's upload holds the one slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+
+	// CopyObject is refused (the contrast) ...
+	if code, _, body := e.signed("PUT", "/bkt/copy", nil, "x-amz-copy-source", "/bkt/src"); code != 503 || xmlValue(body, "Code") != "SlowDown" {
+		t.Errorf("CopyObject with every slot taken: %d %s", code, body)
+	}
+	// ... UploadPartCopy, streamed (not chunk-aligned) or chunk by chunk, must be too.
+	for n, rng := range map[int]string{1: "bytes=1-1000", 2: ""} {
+		hdr := []string{"x-amz-copy-source", "/bkt/src"}
+		if rng != "" {
+			hdr = append(hdr, "x-amz-copy-source-range", rng)
+		}
+		code, _, body := e.signed("PUT", fmt.Sprintf("/bkt/mp?partNumber=%d&uploadId=%s", n, id), nil, hdr...)
+		if code != 503 || xmlValue(body, "Code") != "SlowDown" {
+			t.Errorf("UploadPartCopy (range %q) with every slot taken: %d, want 503 SlowDown", rng, code)
+		}
+	}
+	parts := e.mustSigned(200, "GET", "/bkt/mp?uploadId="+id, nil)
+	if strings.Contains(parts, "<Part>") {
+		t.Errorf("parts stored while every upload slot was taken:\n%s", parts)
+	}
+}

@@ -277,6 +277,13 @@ func (s *Server) uploadPartCopy(req *request) error {
 		}
 		start, length = rng.start, rng.length
 	}
+	// Copied chunk by chunk or streamed, a part copy writes as much as
+	// an UploadPart of it would: it takes an upload slot as that does.
+	release, err := startUpload(s.db, b, length)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// A chunk-aligned range is copied chunk document by chunk document
 	// (buckets.CopyPart); any other is streamed through a part upload.
 	part, err := b.CopyPart(ctx, mu.ID, n, sb, f, start, length)
