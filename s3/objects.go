@@ -699,7 +699,12 @@ func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	if err != nil {
 		return copySrc{}, err
 	}
-	f, err := findObject(ctx, b, key, version)
+	// Found as GetObject finds it (versionId=null too); a delete marker
+	// named by its version id is no source, as S3 answers it.
+	f, err := findVersion(ctx, b, key, version)
+	if version != "" && errors.Is(err, buckets.ErrDeleteMarker) {
+		return copySrc{}, errorf(ErrInvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
+	}
 	if err != nil {
 		return copySrc{}, err
 	}

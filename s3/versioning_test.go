@@ -167,3 +167,39 @@ func TestNullVersion(t *testing.T) {
 	}
 	e.must(404, "GET", "/nul/k", "")
 }
+
+// TestCopySourceNullVersion: in a bucket whose versioning was set, an
+// object written before it was enabled (or while suspended) has version
+// id "null", which x-amz-copy-source takes as GetObject, HeadObject and
+// DeleteObject take it, for CopyObject and UploadPartCopy alike. A version
+// id naming a delete marker is S3's 400 InvalidRequest; a source whose
+// newest revision is one, NoSuchKey.
+func TestCopySourceNullVersion(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/nullv", "")
+	e.must(200, "PUT", "/nullv/k", "the null version")
+	e.must(200, "PUT", "/nullv?versioning", enableVersioning)
+	e.must(200, "PUT", "/nullv/k", "a newer version")
+	if got := e.must(200, "GET", "/nullv/k?versionId=null", "").body; got != "the null version" {
+		t.Fatalf("GET versionId=null: %q", got)
+	}
+	r := e.do("PUT", "/nullv/copy", "", "x-amz-copy-source", "/nullv/k?versionId=null")
+	if r.status != 200 {
+		t.Fatalf("CopyObject from versionId=null: %d %s", r.status, between(r.body, "<Code>", "</Code>"))
+	}
+	if got := e.must(200, "GET", "/nullv/copy", "").body; got != "the null version" {
+		t.Errorf("the copy of the null version holds %q", got)
+	}
+	id := between(e.must(200, "POST", "/nullv/mp?uploads", "").body, "<UploadId>", "</UploadId>")
+	if r := e.do("PUT", "/nullv/mp?partNumber=1&uploadId="+id, "", "x-amz-copy-source", "/nullv/k?versionId=null"); r.status != 200 {
+		t.Errorf("UploadPartCopy from versionId=null: %d %s", r.status, between(r.body, "<Code>", "</Code>"))
+	}
+
+	marker := e.must(204, "DELETE", "/nullv/k", "").header.Get("x-amz-version-id")
+	if r := e.do("PUT", "/nullv/copy", "", "x-amz-copy-source", "/nullv/k?versionId="+marker); r.status != 400 || between(r.body, "<Code>", "</Code>") != "InvalidRequest" {
+		t.Errorf("CopyObject from a delete marker's version id: %d %s, want 400 InvalidRequest", r.status, between(r.body, "<Code>", "</Code>"))
+	}
+	if r := e.do("PUT", "/nullv/copy", "", "x-amz-copy-source", "/nullv/k"); r.status != 404 || between(r.body, "<Code>", "</Code>") != "NoSuchKey" {
+		t.Errorf("CopyObject from a deleted key: %d %s, want 404 NoSuchKey", r.status, between(r.body, "<Code>", "</Code>"))
+	}
+}
