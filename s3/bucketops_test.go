@@ -285,3 +285,29 @@ func TestMissingBucketIs404ForAll(t *testing.T) {
 		t.Errorf("CreateBucket by a writer: %d %s", code, body)
 	}
 }
+
+// TestCopyUnknownDirectiveRefused: S3 refuses a CopyObject whose
+// x-amz-metadata-directive (or x-amz-tagging-directive) is neither COPY
+// nor REPLACE (400 InvalidArgument, "Unknown metadata directive."), and
+// writes nothing: a client that misspelt REPLACE ("REPLACED") would
+// otherwise get a 200 and an object with the source's metadata, not the
+// one it sent. The directives' case does not matter, as on AWS.
+func TestCopyUnknownDirectiveRefused(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/dirx", "")
+	e.must(200, "PUT", "/dirx/src", "data", "x-amz-meta-color", "red")
+	for _, h := range []string{"x-amz-metadata-directive", "x-amz-tagging-directive"} {
+		key := "/dirx/dst-" + h
+		r := e.do("PUT", key, "", "x-amz-copy-source", "/dirx/src", h, "REPLACED", "x-amz-meta-color", "blue", "x-amz-tagging", "a=b")
+		if r.status != 400 || between(r.body, "<Code>", "</Code>") != "InvalidArgument" {
+			t.Errorf("CopyObject with %s: REPLACED: %d %s, want 400 InvalidArgument", h, r.status, between(r.body, "<Code>", "</Code>"))
+		}
+		if e.do("HEAD", key, "").status != 404 {
+			t.Errorf("CopyObject with %s: REPLACED stored a copy", h)
+		}
+	}
+	e.must(200, "PUT", "/dirx/lower", "", "x-amz-copy-source", "/dirx/src", "x-amz-metadata-directive", "replace", "x-amz-meta-color", "blue")
+	if got := e.must(200, "HEAD", "/dirx/lower", "").header.Get("x-amz-meta-color"); got != "blue" {
+		t.Errorf("CopyObject with x-amz-metadata-directive: replace: color %q, want blue", got)
+	}
+}

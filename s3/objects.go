@@ -725,8 +725,30 @@ func (s *Server) copySourceFile(req *request) (copySrc, error) {
 	return copySrc{bucket: b, key: key, version: version, file: f}, nil
 }
 
+// copyDirective reports whether a CopyObject's x-amz-<what>-directive asks
+// for REPLACE. S3 takes COPY (the default) or REPLACE in any case, and
+// refuses anything else: a misspelt REPLACE taken for COPY would write a
+// copy without what the client sent.
+func copyDirective(h http.Header, what string) (replace bool, err error) {
+	switch v := h.Get("X-Amz-" + what + "-Directive"); {
+	case v == "" || strings.EqualFold(v, "COPY"):
+		return false, nil
+	case strings.EqualFold(v, "REPLACE"):
+		return true, nil
+	}
+	return false, errorf(ErrInvalidArgument, "Unknown %s directive.", strings.ToLower(what))
+}
+
 func (s *Server) copyObject(req *request) error {
 	ctx, r := req.r.Context(), req.r
+	replaceMetadata, err := copyDirective(r.Header, "Metadata")
+	if err != nil {
+		return err
+	}
+	replaceTags, err := copyDirective(r.Header, "Tagging")
+	if err != nil {
+		return err
+	}
 	// A copy has no content of its own, but what the client signed about
 	// its body still holds.
 	if _, err := s.readSmallBody(req); err != nil {
@@ -739,7 +761,7 @@ func (s *Server) copyObject(req *request) error {
 	sb, f, srcVersion := src.bucket, src.file, src.version
 	srcBucket, srcKey := sb.Name(), src.key
 	opts := buckets.UploadOptions{MD5: true, Extra: buckets.TagsField(f.Tags())}
-	if strings.EqualFold(r.Header.Get("X-Amz-Tagging-Directive"), "REPLACE") {
+	if replaceTags {
 		tags, err := headerTags(r.Header)
 		if err != nil {
 			return err
@@ -749,8 +771,7 @@ func (s *Server) copyObject(req *request) error {
 	// S3 gives a copy its own ACL (private unless x-amz-acl), never the
 	// source's.
 	opts.Extra = append(opts.Extra, buckets.ACLField(req.acl)...)
-	replace := strings.EqualFold(r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE")
-	if replace {
+	if replaceMetadata {
 		if opts.Metadata, err = userMetadata(r.Header); err != nil {
 			return err
 		}
