@@ -311,3 +311,29 @@ func TestCopyUnknownDirectiveRefused(t *testing.T) {
 		t.Errorf("CopyObject with x-amz-metadata-directive: replace: color %q, want blue", got)
 	}
 }
+
+// TestPutWithContentRangeRefused: RFC 9110 §14.5 (and the contract, for
+// the HTTP API's PUT): an origin server MUST answer 400 to a PUT carrying
+// Content-Range, which asks for a partial update. Stored, the fragment
+// would be the whole object (or part): a client resuming an upload of
+// bytes 5-9 would replace the object with those five bytes.
+func TestPutWithContentRangeRefused(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/crng", "")
+	e.must(200, "PUT", "/crng/k", "0123456789")
+	r := e.do("PUT", "/crng/k", "56789", "Content-Range", "bytes 5-9/10")
+	if r.status != 400 || !strings.Contains(r.body, "<Error>") {
+		t.Errorf("PUT with Content-Range: %d %q, want a 400 XML error", r.status, r.body)
+	}
+	if got := e.must(200, "GET", "/crng/k", "").body; got != "0123456789" {
+		t.Errorf("after a PUT with Content-Range the object is %q", got)
+	}
+	id := between(e.must(200, "POST", "/crng/mp?uploads", "").body, "<UploadId>", "</UploadId>")
+	r = e.do("PUT", "/crng/mp?partNumber=1&uploadId="+id, "56789", "Content-Range", "bytes 5-9/10")
+	if r.status != 400 || !strings.Contains(r.body, "<Error>") {
+		t.Errorf("UploadPart with Content-Range: %d %q, want a 400 XML error", r.status, r.body)
+	}
+	if parts := e.must(200, "GET", "/crng/mp?uploadId="+id, "").body; strings.Contains(parts, "<Part>") {
+		t.Errorf("UploadPart with Content-Range stored a part:\n%s", parts)
+	}
+}

@@ -134,11 +134,11 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 		case q.Has("uploadId") && r.Header.Get("X-Amz-Copy-Source") != "":
 			return op("UploadPartCopy", auth.Write, s.uploadPartCopy)
 		case q.Has("uploadId"):
-			return op("UploadPart", auth.Write, s.uploadPart)
+			return op("UploadPart", auth.Write, refusePartialPut(s.uploadPart))
 		case r.Header.Get("X-Amz-Copy-Source") != "":
 			return op("CopyObject", auth.Write, checkedWrite(s.copyObject))
 		}
-		return op("PutObject", auth.Write, checkedWrite(s.putObject))
+		return op("PutObject", auth.Write, refusePartialPut(checkedWrite(s.putObject)))
 	case http.MethodDelete:
 		if q.Has("uploadId") {
 			return op("AbortMultipartUpload", auth.Write, s.abortMultipart)
@@ -153,6 +153,19 @@ func (s *Server) routeObject(req *request, q url.Values) error {
 		}
 	}
 	return ErrMethodNotAllowed
+}
+
+// refusePartialPut refuses, before fn reads the body, an upload that
+// carries Content-Range, as the HTTP API and WebDAV do: RFC 9110 14.5
+// forbids storing a partial representation as the whole, and S3 has no
+// partial update.
+func refusePartialPut(fn func(*request) error) func(*request) error {
+	return func(req *request) error {
+		if len(req.r.Header.Values("Content-Range")) > 0 {
+			return errorf(ErrInvalidRequest, "PUT with Content-Range: a partial upload is not supported, send the whole object")
+		}
+		return fn(req)
+	}
 }
 
 // checkedWrite refuses, before fn runs, an object write whose headers ask
