@@ -141,6 +141,7 @@ type candidate struct {
 	length   int64
 	at       time.Time // when it expired
 	revision bool      // hidden by a revision rule, not expired by a date
+	marker   bool      // a revision that is a lone delete marker (loneMarkerBatch)
 	name     string    // a revision's name, which its delete filters on (see named)
 }
 
@@ -249,30 +250,35 @@ func byBytes(batch []candidate, limit int64) []candidate {
 }
 
 // removeBatch removes the files of batch that are still expired at now
-// (a PATCH may have extended one meanwhile) or, for revisions, found
-// hidden: their files documents in one command, then the chunks of those
-// gone in another, and returns the candidates it removed. Each command is
-// a search of an index per _id ($in), on MongoDB and the embedded store.
+// (a PATCH may have extended one meanwhile) or, for revisions, still
+// removable (removeRevisions): their files documents in one command (and
+// one per revisions' name), then the chunks of those gone in another, and
+// returns the candidates it removed. Each command is a search of an index
+// per _id ($in), on MongoDB and the embedded store.
 func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Time) ([]candidate, error) {
-	var expired, revisions, names, all bson.A
+	var expired, all bson.A
+	revisions := map[string][]candidate{} // by name
+	var names []string
 	for _, c := range batch {
 		if c.revision {
-			revisions = append(revisions, c.id)
-			names = append(names, c.name)
+			if revisions[c.name] == nil {
+				names = append(names, c.name)
+			}
+			revisions[c.name] = append(revisions[c.name], c)
 		} else {
 			expired = append(expired, c.id)
 		}
 		all = append(all, c.id)
 	}
-	in := func(ids bson.A) bson.E { return bson.E{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}} }
 	if len(expired) > 0 {
-		if _, err := b.files.DeleteMany(ctx, bson.D{in(expired), {Key: "$or", Value: b.expiredClauses(now)}}); err != nil {
+		in := bson.E{Key: "_id", Value: bson.D{{Key: "$in", Value: expired}}}
+		if _, err := b.files.DeleteMany(ctx, bson.D{in, {Key: "$or", Value: b.expiredClauses(now)}}); err != nil {
 			return nil, fmt.Errorf("sweep files: %w", full(err))
 		}
 	}
-	if len(revisions) > 0 {
-		if _, err := b.files.DeleteMany(ctx, bson.D{in(revisions), {Key: "filename", Value: bson.D{{Key: "$in", Value: names}}}}); err != nil {
-			return nil, fmt.Errorf("sweep files: %w", full(err))
+	for _, name := range names {
+		if err := b.removeRevisions(ctx, name, revisions[name], now); err != nil {
+			return nil, err
 		}
 	}
 	present, err := b.present(ctx, all)
@@ -301,6 +307,51 @@ func (b *Bucket) removeBatch(ctx context.Context, batch []candidate, now time.Ti
 		return gone, fmt.Errorf("sweep chunks: %w", full(err))
 	}
 	return gone, nil
+}
+
+// removeRevisions removes the files documents of found, revisions of name
+// the sweeper found removable, that still are at now. Whether a revision
+// is hidden depends on the others of its name, which a write of the name
+// may change after the sweeper looked (a delete of the newest makes the
+// one before it current again), so it decides again under the name's
+// lease, which every such write holds. The chunks are the caller's.
+func (b *Bucket) removeRevisions(ctx context.Context, name string, found []candidate, now time.Time) error {
+	ls, err := b.acquireLeases(ctx, name)
+	if err != nil {
+		return fmt.Errorf("sweep files: %w", err)
+	}
+	defer ls.release(ctx)
+	docs, err := b.liveRevisions(ctx, name, now, revisionFields)
+	if err != nil {
+		return fmt.Errorf("sweep files: %w", err)
+	}
+	hidden := map[string]bool{}
+	for i := range b.hiddenRevisions(b.revisionRules(name), stamps(docs), now) {
+		hidden[idKey(docs[i].Lookup("_id"))] = true
+	}
+	removable := func(c candidate) bool {
+		v, err := rawValue(c.id)
+		if err != nil {
+			return false
+		}
+		if c.marker {
+			return b.loneMarker(name, docs, now) && idKey(docs[0].Lookup("_id")) == idKey(v)
+		}
+		return hidden[idKey(v)]
+	}
+	var ids bson.A
+	for _, c := range found {
+		if removable(c) {
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := b.files.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, {Key: "filename", Value: name}}); err != nil {
+		return fmt.Errorf("sweep files: %w", full(err))
+	}
+	return nil
 }
 
 // finishPending removes the chunks of the files a killed sweeper removed

@@ -3,13 +3,18 @@ package buckets_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/mongo/options"
 )
 
 // chunksOf counts the chunks stored under files_id id.
@@ -264,5 +269,97 @@ func TestSweepLeavesOtherBucketsAlone(t *testing.T) {
 	}
 	if n, _ := mdb.Collection(buckets.LeasesCollection).CountDocuments(ctx, bson.D{}); n != 0 {
 		t.Errorf("%d leases left", n)
+	}
+}
+
+// watchedGateways returns the test database twice: plain, through the
+// shared client, and watched, through a client of its own whose every
+// command's start calls hook (one gateway's view, whose store traffic
+// the test steps into).
+func watchedGateways(t *testing.T, hook func(e *event.CommandStartedEvent)) (plain, watched *mongo.Database) {
+	t.Helper()
+	plain = storetest.MustOpenDB(t)
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) { hook(e) }}
+	client, err := mongo.Connect(options.Client().ApplyURI(storetest.URI(t)).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	return plain, client.Database(plain.Name())
+}
+
+// TestSweepSparesRevisionThatBecameCurrent: a revision rule
+// (keepRevisions 1) hides the older revision A of a name behind B. The
+// sweeper lists A as hidden; before it removes A, a client deletes B by
+// id, which makes A the name's current revision again (every read serves
+// it). The sweeper must decide again, under the name's lease, and leave
+// A: the name's only, visible revision.
+func TestSweepSparesRevisionThatBecameCurrent(t *testing.T) {
+	ctx := context.Background()
+	var armed atomic.Bool
+	var fired atomic.Bool
+	var interfere func()
+	plain, watched := watchedGateways(t, func(e *event.CommandStartedEvent) {
+		// The sweeper's first lease renewal: it records the batch it
+		// listed as pending, just before removing it.
+		if !armed.Load() || e.CommandName != "update" {
+			return
+		}
+		if coll, _ := e.Command.Lookup("update").StringValueOK(); coll != buckets.LeasesCollection {
+			return
+		}
+		if fired.CompareAndSwap(false, true) {
+			interfere()
+		}
+	})
+	client, err := buckets.NewDB(plain).SetLifecycle(ctx, "fs", []buckets.Rule{{KeepRevisions: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := client.Upload(ctx, "doc", bytes.NewReader([]byte("older")), buckets.UploadOptions{ChunkSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	bRev, err := client.Upload(ctx, "doc", bytes.NewReader([]byte("newer")), buckets.UploadOptions{ChunkSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Stat(ctx, a.ID); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Fatalf("the older revision is not hidden: %v", err)
+	}
+	var cur *buckets.File
+	interfere = func() {
+		if err := client.Delete(ctx, bRev.ID); err != nil {
+			t.Errorf("delete the newest revision by id: %v", err)
+			return
+		}
+		// A is the current revision again, as every door reads it.
+		cur, err = client.FindByName(ctx, "doc", -1)
+		if err != nil {
+			t.Errorf("after deleting the newest revision, the name is not found: %v", err)
+		}
+	}
+	sweeper, err := buckets.NewDB(watched).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	res, err := sweeper.SweepExpired(ctx, buckets.SweepOptions{Rest: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fired.Load() {
+		t.Fatal("the sweeper renewed no lease: the test did not step in")
+	}
+	if cur == nil || cur.ID != a.ID {
+		t.Fatalf("after deleting B, the current revision was %v, want A %v", cur, a.ID)
+	}
+	f, err := client.FindByName(ctx, "doc", -1)
+	if err != nil {
+		t.Fatalf("the sweep (%+v) removed revision A, which had become the name's current revision: %v", res, err)
+	}
+	if f.ID != a.ID || chunksOf(t, client, a.ID) != 1 {
+		t.Errorf("current revision %v with %d chunks, want A %v with 1", f.ID, chunksOf(t, client, a.ID), a.ID)
 	}
 }

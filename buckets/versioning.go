@@ -333,6 +333,23 @@ func (b *Bucket) dropDeleted(ctx context.Context, files []*File, now time.Time) 
 	return out, nil
 }
 
+// loneMarker reports whether the newest of docs, the live revisions of
+// name (revisionFields, newest first), is a delete marker and the only
+// revision a reader could reach, every older one hidden by a rule.
+func (b *Bucket) loneMarker(name string, docs []bson.Raw, now time.Time) bool {
+	if len(docs) == 0 {
+		return false
+	}
+	if m, _ := docs[0].Lookup(FieldDeleteMarker).BooleanOK(); !m {
+		return false
+	}
+	reachable := len(docs)
+	if len(docs) > 1 {
+		reachable -= len(b.hiddenRevisions(b.revisionRules(name), stamps(docs), now))
+	}
+	return reachable == 1
+}
+
 // loneMarkerBatch finds up to n expired object delete markers (S3's
 // ExpiredObjectDeleteMarker, Rule.ExpireDeleteMarkers): delete markers
 // that are the only revision of their name a reader could reach, every
@@ -368,14 +385,7 @@ func (b *Bucket) loneMarkerBatch(ctx context.Context, now time.Time, n int) ([]c
 			if len(out) >= n {
 				return nil
 			}
-			if m, _ := docs[0].Lookup(FieldDeleteMarker).BooleanOK(); !m {
-				return nil
-			}
-			reachable := len(docs)
-			if len(docs) > 1 {
-				reachable -= len(b.hiddenRevisions(b.revisionRules(name), stamps(docs), now))
-			}
-			if reachable != 1 {
+			if !b.loneMarker(name, docs, now) {
 				return nil
 			}
 			var id any
@@ -383,7 +393,7 @@ func (b *Bucket) loneMarkerBatch(ctx context.Context, now time.Time, n int) ([]c
 				return nil
 			}
 			dt, _ := docs[0].Lookup("uploadDate").DateTimeOK()
-			out = append(out, candidate{id: id, at: time.UnixMilli(dt), revision: true, name: name})
+			out = append(out, candidate{id: id, at: time.UnixMilli(dt), revision: true, marker: true, name: name})
 			return nil
 		})
 		if err != nil {
