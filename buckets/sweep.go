@@ -444,6 +444,9 @@ func (b *Bucket) expiredBatch(ctx context.Context, now time.Time, n int) ([]cand
 // hiddenRevisionBatch finds up to n revisions that revision rules hide.
 func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) ([]candidate, error) {
 	var out []candidate
+	// Rules whose prefixes overlap walk a name once each, and find
+	// the same revisions hidden (by all the name's rules) each time.
+	seen := map[string]bool{}
 	stop := errors.New("full")
 	for _, r := range b.settings.Lifecycle {
 		if r.Disabled || !r.revisions() {
@@ -453,9 +456,10 @@ func (b *Bucket) hiddenRevisionBatch(ctx context.Context, now time.Time, n int) 
 			st := stamps(docs)
 			for i := range b.hiddenRevisions(b.revisionRules(name), st, now) {
 				var id any
-				if err := st[i].id.Unmarshal(&id); err != nil {
+				if err := st[i].id.Unmarshal(&id); err != nil || seen[idKey(st[i].id)] {
 					continue
 				}
+				seen[idKey(st[i].id)] = true
 				length, _ := docs[i].Lookup("length").AsInt64OK()
 				out = append(out, candidate{id: id, length: length, at: st[i-1].uploadDate, revision: true, name: name})
 				if len(out) >= n {

@@ -363,3 +363,31 @@ func TestSweepSparesRevisionThatBecameCurrent(t *testing.T) {
 		t.Errorf("current revision %v with %d chunks, want A %v with 1", f.ID, chunksOf(t, client, a.ID), a.ID)
 	}
 }
+
+// TestSweepCountsRevisionOfOverlappingRulesOnce: two revision rules cover
+// one name (one for every name, one for logs/). hiddenRevisionBatch walks
+// the names of each rule in turn, so it finds the one hidden revision
+// twice; the sweep must remove and report it once, one file and its
+// bytes (the gateway adds them to gridfsd_expired_files_total and
+// gridfsd_expired_bytes_total).
+func TestSweepCountsRevisionOfOverlappingRulesOnce(t *testing.T) {
+	ctx := context.Background()
+	b, err := buckets.NewDB(storetest.MustOpenDB(t)).SetLifecycle(ctx, "fs", []buckets.Rule{{KeepRevisions: 2}, {Prefix: "logs/", KeepRevisions: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"older", "newer"} {
+		if _, err := b.Upload(ctx, "logs/a", bytes.NewReader([]byte(s)), buckets.UploadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	res, err := b.SweepExpired(ctx, buckets.SweepOptions{Rest: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := b.FilesCollection().CountDocuments(ctx, bson.D{})
+	if n != 1 || res.Files != 1 || res.Bytes != 5 {
+		t.Errorf("sweep %+v left %d files documents; want 1 file of 5 bytes removed, 1 left", res, n)
+	}
+}
