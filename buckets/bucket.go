@@ -444,14 +444,12 @@ type Stats struct {
 // hide older revisions, one pass name by name in the files index's order.
 func (b *Bucket) Stats(ctx context.Context) (Stats, error) {
 	now := time.Now()
-	for _, r := range b.settings.Lifecycle {
-		if !r.Disabled && r.revisions() {
-			s, err := b.revisionStats(ctx, now)
-			if err != nil {
-				return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
-			}
-			return s, nil
+	if b.hasRevisionRules() {
+		s, err := b.revisionStats(ctx, now)
+		if err != nil {
+			return Stats{}, fmt.Errorf("stats of bucket %s: %w", b.name, err)
 		}
+		return s, nil
 	}
 	live := b.live(bson.D{}, now)
 	if b.settings.Versioned() {

@@ -61,7 +61,8 @@ func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
 // (ErrTooManyFiles) or nothing starts with old (ErrFileNotFound). A store
 // failure half way undoes the renames already made, so the folder is moved
 // whole or not at all, unless the undo fails too, which the error then says.
-// Files another client writes under old meanwhile stay there.
+// Files another client writes under old meanwhile stay there. Revisions
+// the bucket's rules hide are not moved: they expire where they are.
 func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error) {
 	if old == "" || new == "" {
 		return 0, fmt.Errorf("%w: empty folder name", ErrInvalidFilename)
@@ -92,6 +93,18 @@ func (b *Bucket) RenamePrefix(ctx context.Context, old, new string) (int, error)
 	}
 	if len(plan) == 0 {
 		return 0, fmt.Errorf("%w: nothing starts with %q in bucket %s", ErrFileNotFound, old, b.name)
+	}
+	// The listing leaves out the revisions the rules hide. Left under
+	// their names, they would be those names' only revisions, visible
+	// again; moved, out of their rules' reach perhaps. They expire now,
+	// before any name moves, and wait for the sweeper where they are.
+	now := time.Now()
+	hidden, err := b.hiddenUnder(ctx, old, now, MaxFolderRename-len(plan))
+	if err == nil {
+		err = b.expireIDs(ctx, hidden, now)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("rename %q to %q: %w; nothing was renamed", old, new, err)
 	}
 	// One update per file, by _id alone: the filter every store answers
 	// from its _id index (the embedded store pushes down only that one).

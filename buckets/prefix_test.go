@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/storetest"
 )
 
 func upload(t *testing.T, b *buckets.Bucket, names ...string) {
@@ -278,4 +279,45 @@ func readName(t *testing.T, b *buckets.Bucket, name string, revision int) string
 		t.Fatalf("%s revision %d: %v", name, revision, err)
 	}
 	return string(readBack(t, b, f.ID))
+}
+
+// TestRenamePrefixExpiresHiddenRevisions: a revision rule
+// (keepRevisions 1, every name) hides the older revision of a/x. Moving
+// the folder a/ to b/ (RenamePrefix: WebDAV's MOVE of a collection)
+// plans from a listing, which leaves hidden revisions out; left named
+// a/x, the hidden revision would be that name's only one, which no rule
+// hides: the moved folder's source would show the file again, with the
+// content the rule had removed.
+func TestRenamePrefixExpiresHiddenRevisions(t *testing.T) {
+	ctx := context.Background()
+	b, err := buckets.NewDB(storetest.MustOpenDB(t)).SetLifecycle(ctx, "fs", []buckets.Rule{{KeepRevisions: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := b.Upload(ctx, "a/x", bytes.NewReader([]byte("old content")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	cur, err := b.Upload(ctx, "a/x", bytes.NewReader([]byte("new content")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Stat(ctx, old.ID); !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Fatalf("the older revision is not hidden: %v", err)
+	}
+	if n, err := b.RenamePrefix(ctx, "a/", "b/"); err != nil || n != 1 {
+		t.Fatalf("RenamePrefix: %d, %v", n, err)
+	}
+	if f, err := b.FindByName(ctx, "b/x", -1); err != nil || f.ID != cur.ID {
+		t.Fatalf("b/x after the move: %v, %v", f, err)
+	}
+	if f, err := b.FindByName(ctx, "a/x", -1); err == nil {
+		t.Errorf("a/x after moving a/ to b/ is found: %v (the hidden revision %v, %d bytes); want not found", f.ID, old.ID, f.Length)
+	} else if !errors.Is(err, buckets.ErrFileNotFound) {
+		t.Fatal(err)
+	}
+	if has, err := b.HasPrefix(ctx, "a/"); err != nil || has {
+		t.Errorf("folder a/ after the move: exists %v, %v", has, err)
+	}
 }

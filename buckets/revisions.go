@@ -136,6 +136,57 @@ func (b *Bucket) hiddenIDs(ctx context.Context, name string, rules []Rule, now t
 	return out, nil
 }
 
+// hiddenUnder returns the _ids of the live revisions of the names under
+// prefix that the rules hide at now, or ErrTooManyFiles past limit. It
+// reads the folder only when a revision rule is enabled.
+func (b *Bucket) hiddenUnder(ctx context.Context, prefix string, now time.Time, limit int) ([]any, error) {
+	if !b.hasRevisionRules() {
+		return nil, nil
+	}
+	var ids []any
+	err := b.eachRevisionGroup(ctx, prefix, now, func(name string, docs []bson.Raw) error {
+		for i := range b.hiddenRevisions(b.revisionRules(name), stamps(docs), now) {
+			if len(ids) == limit {
+				return fmt.Errorf("%w: more than %d files start with %q", ErrTooManyFiles, limit, truncate(prefix, 64))
+			}
+			ids = append(ids, rawID(docs[i]))
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// hasRevisionRules reports whether an enabled rule of b hides older
+// revisions.
+func (b *Bucket) hasRevisionRules() bool {
+	for _, r := range b.settings.Lifecycle {
+		if !r.Disabled && r.revisions() {
+			return true
+		}
+	}
+	return false
+}
+
+// expireIDs makes the files of ids expire at now: revisions the rules
+// hide, before a rename takes them out of those rules' reach (a name no
+// rule covers would show them again). Expired, they stay hidden under any
+// name until the sweeper removes them.
+func (b *Bucket) expireIDs(ctx context.Context, ids []any, now time.Time) error {
+	// The embedded store answers an $in of up to 1,000 values from the
+	// index (third_party/ferretdb PATCHES.md item 20).
+	const perQuery = 1000
+	for len(ids) > 0 {
+		part := ids[:min(perQuery, len(ids))]
+		ids = ids[len(part):]
+		_, err := b.files.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: part}}}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: FieldExpireAt, Value: bson.NewDateTimeFromTime(now)}}}})
+		if err != nil {
+			return fmt.Errorf("expire hidden revisions: %w", full(err))
+		}
+	}
+	return nil
+}
+
 // dropHiddenRevisions leaves out of files (live files in listing order)
 // the revisions rules hide. The revisions of the names under such rules
 // come from one query per page (filename $in, through the files index on
