@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/gridfsd/gridfsd/chunker"
@@ -359,9 +361,20 @@ func (b *Bucket) RenameNameIf(ctx context.Context, old, name string, dst Conditi
 
 // renameName is RenameName under the leases.
 func (b *Bucket) renameName(ctx context.Context, old, name string) error {
+	now := time.Now()
 	// Expired revisions stay for the sweeper: renamed, a rule might no
-	// longer expire them.
-	res, err := b.files.UpdateMany(ctx, b.live(bson.D{{Key: "filename", Value: old}}, time.Now()),
+	// longer expire them. Those the rules hide expire now, for the same
+	// reason: under name, no rule might hide them.
+	if rules := b.revisionRules(old); len(rules) > 0 {
+		hidden, err := b.hiddenIDs(ctx, old, rules, now)
+		if err != nil {
+			return fmt.Errorf("rename %q: %w", old, err)
+		}
+		if err := b.expireIDs(ctx, slices.Collect(maps.Values(hidden)), now); err != nil {
+			return fmt.Errorf("rename %q: %w", old, err)
+		}
+	}
+	res, err := b.files.UpdateMany(ctx, b.live(bson.D{{Key: "filename", Value: old}}, now),
 		bson.D{{Key: "$set", Value: bson.D{{Key: "filename", Value: name}}}})
 	if err != nil {
 		return fmt.Errorf("rename %q: %w", old, full(err))

@@ -321,3 +321,41 @@ func TestRenamePrefixExpiresHiddenRevisions(t *testing.T) {
 		t.Errorf("folder a/ after the move: exists %v, %v", has, err)
 	}
 }
+
+// TestRenameNameExpiresHiddenRevisions: a rule of prefix logs/
+// keeps one revision. Renaming logs/a (every revision of the name:
+// RenameName, WebDAV's MOVE) to archive/a must not move the hidden
+// revision out of the rule's reach, where it would be visible again as
+// revision 0 of archive/a: every read treats it as expired, and the
+// rename expires it.
+func TestRenameNameExpiresHiddenRevisions(t *testing.T) {
+	ctx := context.Background()
+	b, err := buckets.NewDB(storetest.MustOpenDB(t)).SetLifecycle(ctx, "fs", []buckets.Rule{{Prefix: "logs/", KeepRevisions: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := b.Upload(ctx, "logs/a", bytes.NewReader([]byte("old content")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	cur, err := b.Upload(ctx, "logs/a", bytes.NewReader([]byte("new content")), buckets.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.FindByName(ctx, "logs/a", -2); !errors.Is(err, buckets.ErrRevisionNotFound) {
+		t.Fatalf("the older revision is not hidden: %v", err)
+	}
+	if err := b.RenameName(ctx, "logs/a", "archive/a"); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := b.FindByName(ctx, "archive/a", -1); err != nil || f.ID != cur.ID {
+		t.Fatalf("archive/a after the rename: %v, %v", f, err)
+	}
+	if f, err := b.FindByName(ctx, "archive/a", -2); err == nil {
+		t.Errorf("the revision the rule hid (%v) is visible again after a rename, as revision -2 %v", old.ID, f.ID)
+	}
+	if f, err := b.Stat(ctx, old.ID); err == nil {
+		t.Errorf("Stat of the revision the rule hid finds it again after a rename: %q", f.Filename)
+	}
+}

@@ -118,20 +118,21 @@ func (b *Bucket) hiddenRevision(ctx context.Context, f *File, now time.Time) (bo
 	if err != nil {
 		return false, err
 	}
-	return hidden[idKey(f.Raw.Lookup("_id"))], nil
+	_, ok := hidden[idKey(f.Raw.Lookup("_id"))]
+	return ok, nil
 }
 
-// hiddenIDs returns the idKeys of the live revisions of name that rules
-// hide at now.
-func (b *Bucket) hiddenIDs(ctx context.Context, name string, rules []Rule, now time.Time) (map[string]bool, error) {
+// hiddenIDs returns the live revisions of name that rules hide at now:
+// their _ids by idKey.
+func (b *Bucket) hiddenIDs(ctx context.Context, name string, rules []Rule, now time.Time) (map[string]any, error) {
 	docs, err := b.liveRevisions(ctx, name, now, bson.D{{Key: "_id", Value: 1}, {Key: "uploadDate", Value: 1}})
 	if err != nil {
 		return nil, err
 	}
 	st := stamps(docs)
-	out := map[string]bool{}
+	out := map[string]any{}
 	for i := range b.hiddenRevisions(rules, st, now) {
-		out[idKey(st[i].id)] = true
+		out[idKey(st[i].id)] = rawID(docs[i])
 	}
 	return out, nil
 }
