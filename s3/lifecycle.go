@@ -253,7 +253,12 @@ func gridfsRule(x lifecycleRule) (buckets.Rule, error) {
 		if n.NoncurrentDays == nil {
 			return r, errorf(ErrMalformedXML, "NoncurrentVersionExpiration takes NoncurrentDays")
 		}
-		d, err := days("NoncurrentDays", n.NoncurrentDays, 1)
+		// NoncurrentDays 0, which AWS refuses, is what
+		// GetBucketLifecycleConfiguration shows of a keepRevisions rule
+		// without expireOldRevisionsAfter (set through the HTTP API):
+		// noncurrent revisions beyond those kept go at once. Taking it
+		// back lets a client get, edit and put the configuration.
+		d, err := days("NoncurrentDays", n.NoncurrentDays, 0)
 		if err != nil {
 			return r, err
 		}
@@ -264,6 +269,8 @@ func gridfsRule(x lifecycleRule) (buckets.Rule, error) {
 			}
 			// The newest revision and the v newest noncurrent ones stay.
 			r.KeepRevisions = int(*v) + 1
+		} else if d == 0 {
+			r.KeepRevisions = 1 // the newest revision only
 		}
 	}
 	if a := x.AbortIncompleteMultipartUpload; a != nil {
@@ -276,7 +283,7 @@ func gridfsRule(x lifecycleRule) (buckets.Rule, error) {
 		}
 		r.AbortUnfinishedAfter = buckets.Age(d)
 	}
-	if !(r.ExpireAfter > 0 || r.ExpireDate != nil || r.ExpireOldRevisionsAfter > 0 || r.AbortUnfinishedAfter > 0 || r.ExpireDeleteMarkers) {
+	if !(r.ExpireAfter > 0 || r.ExpireDate != nil || r.ExpireOldRevisionsAfter > 0 || r.KeepRevisions > 0 || r.AbortUnfinishedAfter > 0 || r.ExpireDeleteMarkers) {
 		return r, errorf(ErrInvalidRequest, "a rule needs an Expiration, NoncurrentVersionExpiration or AbortIncompleteMultipartUpload")
 	}
 	if len(r.Tags) > 0 {
@@ -309,7 +316,8 @@ func lifecycleDate(s string) (time.Time, error) {
 }
 
 // s3Rule is r as S3 describes it; ages that are no whole number of days
-// (set through the HTTP API) are rounded up.
+// (set through the HTTP API) are rounded up, and a keepRevisions rule
+// without an age has NoncurrentDays 0 (gridfsRule takes it back).
 func s3Rule(r buckets.Rule) lifecycleRule {
 	id, prefix := r.ID, r.Prefix
 	x := lifecycleRule{ID: &id, Prefix: &prefix, Status: "Enabled"}
