@@ -441,7 +441,7 @@ func (b *Bucket) Drop(ctx context.Context) error {
 		return fmt.Errorf("drop settings of %s: %w", b.name, full(err))
 	}
 	b.db.setEnsured(b.name, false)
-	b.db.setEnsured(b.name+"\x00expiry", false)
+	b.db.setEnsured(b.name+expiryIndexes, false)
 	b.db.cacheSettings(b.name, nil)
 	return nil
 }

@@ -103,7 +103,7 @@ type DB struct {
 	locks uploadLocks // the resumable uploads' locks this process holds
 
 	mu       sync.Mutex
-	indexed  map[string]time.Time // bucket -> when its indexes were last checked
+	indexed  map[string]indexCheck // bucket -> its indexes' last check
 	settings map[string]cachedSettings
 }
 
@@ -144,7 +144,7 @@ const (
 
 // NewDB returns the buckets of db.
 func NewDB(db *mongo.Database) *DB {
-	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(ConcurrentReads, DownloadBufferBytes), cache: chunker.NewCache(DefaultChunkCacheBytes), indexed: make(map[string]time.Time), settings: make(map[string]cachedSettings)}
+	return &DB{db: db, uploads: chunker.NewBudget(ConcurrentInserts, UploadBufferBytes), downloads: chunker.NewReadBudget(ConcurrentReads, DownloadBufferBytes), cache: chunker.NewCache(DefaultChunkCacheBytes), indexed: make(map[string]indexCheck), settings: make(map[string]cachedSettings)}
 }
 
 // SetLogger sets where d reports what it passes over without failing (a
@@ -470,21 +470,60 @@ func (d *DB) all(ctx context.Context) (map[string]Settings, error) {
 	return seen, nil
 }
 
+// indexCheck is what a DB remembers of its last check of a bucket's
+// indexes.
+type indexCheck struct {
+	at time.Time
+	// present: the indexes were there once the check was done, made or
+	// found. Missing at a later check, they went with the bucket, which
+	// another process dropped since; what this process wrote meanwhile
+	// trusted the check and recreated the collections without them.
+	present bool
+}
+
 // ensured reports whether the indexes of bucket name were checked by this
 // process within IndexCheckInterval.
 func (d *DB) ensured(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	at, ok := d.indexed[name]
-	return ok && time.Since(at) < IndexCheckInterval
+	c, ok := d.indexed[name]
+	return ok && time.Since(c.at) < IndexCheckInterval
 }
 
-func (d *DB) setEnsured(name string, ok bool) {
+// hadIndexes reports whether this process's last check of bucket name,
+// however long ago, found its indexes there (see indexCheck.present).
+func (d *DB) hadIndexes(name string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.indexed[name].present
+}
+
+// setEnsured remembers a check of bucket name's indexes that found them
+// there (ok), or forgets every check of them.
+func (d *DB) setEnsured(name string, ok bool) {
 	if ok {
-		d.indexed[name] = time.Now()
-	} else {
-		delete(d.indexed, name)
+		d.setChecked(name, true)
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.indexed, name)
+}
+
+// setChecked remembers a check of bucket name's indexes, and whether it
+// found them there.
+func (d *DB) setChecked(name string, present bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.indexed[name] = indexCheck{at: time.Now(), present: present}
+}
+
+// recheck makes the next use of bucket name check its indexes again, and
+// keeps what the last check found.
+func (d *DB) recheck(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.indexed[name]; ok {
+		d.indexed[name] = indexCheck{present: c.present}
 	}
 }

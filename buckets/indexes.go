@@ -20,10 +20,14 @@ var (
 	uploadDateIndex = bson.D{{Key: "uploadDate", Value: int32(1)}}
 )
 
+// expiryIndexes follows a bucket's name in the key of its expiry indexes'
+// check (DB.ensured).
+const expiryIndexes = "\x00expiry"
+
 // ensureExpiryIndexes creates the sweeper's indexes where missing, once
 // per process and IndexCheckInterval.
 func (b *Bucket) ensureExpiryIndexes(ctx context.Context) error {
-	key := b.name + "\x00expiry"
+	key := b.name + expiryIndexes
 	if b.db.ensured(key) {
 		return nil
 	}
@@ -39,7 +43,14 @@ func (b *Bucket) ensureExpiryIndexes(ctx context.Context) error {
 // ensureIndexes does what the GridFS specification asks before the first
 // write: if the files collection is empty, create the two indexes unless an
 // index with the same keys (compared by value, so 1 and 1.0 match) exists.
-// A process checks each bucket once.
+// A process checks each bucket once per IndexCheckInterval.
+//
+// A files collection that is not empty keeps the indexes it has, as the
+// specification says, but for one case: this process's last check found
+// the indexes and they are gone. Another process dropped the bucket since,
+// and this one, trusting its check, wrote into collections the writes
+// created again without indexes (the unique {files_id, n} included). That
+// signal costs one listing of the chunks' indexes per check.
 func (b *Bucket) ensureIndexes(ctx context.Context) error {
 	if b.db.ensured(b.name) {
 		return nil
@@ -47,15 +58,20 @@ func (b *Bucket) ensureIndexes(ctx context.Context) error {
 	one, err := b.files.FindOne(ctx, bson.D{}, findOneID()).Raw()
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
-		if err := b.createIndexes(ctx); err != nil {
-			return err
-		}
+		return b.createIndexes(ctx)
 	case err != nil:
 		return fmt.Errorf("bucket %s: check files: %w", b.name, err)
 	case one == nil:
 		return fmt.Errorf("bucket %s: check files: empty answer", b.name)
 	}
-	b.db.setEnsured(b.name, true)
+	present, err := hasIndex(ctx, b.chunks, chunksIndex)
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", b.name, err)
+	}
+	if !present && b.db.hadIndexes(b.name) {
+		return b.createIndexes(ctx)
+	}
+	b.db.setChecked(b.name, present)
 	return nil
 }
 
@@ -67,7 +83,7 @@ func (b *Bucket) createIndexes(ctx context.Context) error {
 	if err := ensureIndex(ctx, b.chunks, chunksIndex, true); err != nil {
 		return fmt.Errorf("bucket %s: %w", b.name, err)
 	}
-	if len(b.settings.Lifecycle) > 0 {
+	if len(b.settings.Lifecycle) > 0 || b.db.hadIndexes(b.name+expiryIndexes) {
 		if err := b.ensureExpiryIndexes(ctx); err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func TestIndexesComeBackAfterAnExternalDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 	gateway.mu.Lock()
-	gateway.indexed["fs"] = time.Now().Add(-IndexCheckInterval - time.Second)
+	gateway.indexed["fs"] = indexCheck{at: time.Now().Add(-IndexCheckInterval - time.Second), present: true}
 	gateway.mu.Unlock()
 	if _, err := b.Upload(ctx, "b", strings.NewReader("b"), UploadOptions{}); err != nil {
 		t.Fatal(err)
@@ -46,6 +46,41 @@ func TestIndexesComeBackAfterAnExternalDrop(t *testing.T) {
 		}
 	}
 	t.Errorf("no {files_id, n} index after the bucket was dropped elsewhere: %v", specs)
+}
+
+// A bucket dropped by another gateway and written again through this one
+// before its check aged out (so without indexes) gets them back at the
+// next check, though its files collection is no longer empty.
+func TestIndexesComeBackAfterADropAndAWrite(t *testing.T) {
+	ctx := context.Background()
+	mdb := storetest.MustOpenDB(t)
+	gateway, other := NewDB(mdb), NewDB(mdb)
+	b, err := gateway.Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Upload(ctx, "a", strings.NewReader("a"), UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Drop(ctx, "fs", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Upload(ctx, "b", strings.NewReader("b"), UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := hasIndex(ctx, b.chunks, chunksIndex); err != nil || has {
+		t.Fatalf("chunks index right after the drop and a write: %v, %v; want none (the check has not aged out)", has, err)
+	}
+	gateway.recheck("fs")
+	if _, err := b.Upload(ctx, "c", strings.NewReader("c"), UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := hasIndex(ctx, b.chunks, chunksIndex); err != nil || !has {
+		t.Errorf("no {files_id, n} index after the bucket was dropped elsewhere and written again: %v, %v", has, err)
+	}
+	if has, err := hasIndex(ctx, b.files, filesIndex); err != nil || !has {
+		t.Errorf("no {filename, uploadDate} index after the bucket was dropped elsewhere and written again: %v, %v", has, err)
+	}
 }
 
 // Settings changed through another gateway reach this one once its cached

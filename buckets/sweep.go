@@ -170,10 +170,28 @@ func (b *Bucket) SweepExpired(ctx context.Context, opts SweepOptions) (SweepResu
 	// A bucket gridfsd never gave an expiry has nothing to sweep: no rules,
 	// and no expireAt index, which every write of an expiry creates. Its
 	// collections are left as they are (no index built, no lease taken).
+	// Unless this process found the index before: then another process
+	// dropped the bucket since, and this one's writes of an expiry, which
+	// trusted that check, made no index again (ensureIndexes). A bucket
+	// still empty since the drop is left dropped.
 	if len(b.settings.Lifecycle) == 0 {
 		used, err := hasIndex(ctx, b.files, expireAtIndex)
-		if err != nil || !used {
+		if err != nil || !used && !b.db.hadIndexes(b.name+expiryIndexes) {
 			return res, err
+		}
+		if !used {
+			err := b.files.FindOne(ctx, bson.D{}, findOneID()).Err()
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return res, nil
+			}
+			if err != nil {
+				return res, fmt.Errorf("sweep: check files: %w", err)
+			}
+			b.db.recheck(b.name)
+			b.db.recheck(b.name + expiryIndexes)
+			if err := b.ensureIndexes(ctx); err != nil {
+				return res, err
+			}
 		}
 	}
 	if err := b.ensureExpiryIndexes(ctx); err != nil {

@@ -391,3 +391,70 @@ func TestSweepCountsRevisionOfOverlappingRulesOnce(t *testing.T) {
 		t.Errorf("sweep %+v left %d files documents; want 1 file of 5 bytes removed, 1 left", res, n)
 	}
 }
+
+// TestSweepAfterDropOnAnotherGateway: gateway 1 wrote a file with
+// an expiry to bucket fs, which created the expireAt index and made
+// gateway 1 remember it did. Gateway 2 drops fs (DELETE
+// /buckets/fs?force=true), indexes and all. A new file with an expiry
+// written through gateway 1 gets no expireAt index (gateway 1 still
+// believes it made one), and SweepExpired of a bucket without rules and
+// without that index would return at once, and the expired file and its
+// chunks would never be removed, by any gateway. Gateway 1's sweep finds
+// the index it made gone, and makes the bucket's indexes again, the
+// unique {files_id, n} of the chunks included.
+func TestSweepAfterDropOnAnotherGateway(t *testing.T) {
+	ctx := context.Background()
+	mdb := storetest.MustOpenDB(t)
+	g1, err := buckets.NewDB(mdb).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Second)
+	if _, err := g1.Upload(ctx, "a", bytes.NewReader([]byte("one")), buckets.UploadOptions{ExpireAt: past}); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := buckets.NewDB(mdb).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g2.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f, err := g1.Upload(ctx, "b", bytes.NewReader([]byte("two")), buckets.UploadOptions{ExpireAt: past})
+	if err != nil {
+		t.Fatal(err)
+	}
+	swept := false
+	for i, g := range []*buckets.Bucket{g1, g2} {
+		res, err := g.SweepExpired(ctx, buckets.SweepOptions{Rest: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Files > 0 {
+			swept = true
+			break
+		}
+		t.Logf("sweep by gateway %d: %+v", i+1, res)
+	}
+	if !swept {
+		n, _ := g1.FilesCollection().CountDocuments(ctx, bson.D{{Key: "_id", Value: f.ID}})
+		t.Errorf("neither gateway's sweep removes the expired file %v (files documents left: %d, chunks: %d)", f.ID, n, chunksOf(t, g1, f.ID))
+	}
+	cur, err := g1.ChunksCollection().Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		key, _ := s.Lookup("key").DocumentOK()
+		keys, _ := key.Elements()
+		unique, _ := s.Lookup("unique").BooleanOK()
+		if len(keys) == 2 && keys[0].Key() == "files_id" && keys[1].Key() == "n" && unique {
+			return
+		}
+	}
+	t.Errorf("the chunks of the bucket written again after its drop have no unique {files_id, n} index: %v", specs)
+}
