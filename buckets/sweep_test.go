@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -457,4 +458,77 @@ func TestSweepAfterDropOnAnotherGateway(t *testing.T) {
 		}
 	}
 	t.Errorf("the chunks of the bucket written again after its drop have no unique {files_id, n} index: %v", specs)
+}
+
+// TestAbortUnfinishedSparesACommittingUpload: a rule's abortUnfinishedAfter
+// ran while a resumable upload's last append committed on another gateway.
+// The sweeper removed the record, found no files document yet and removed
+// the chunks; the commit, which had counted them, then wrote the files
+// document: a file every door listed and served whose chunks were gone.
+// The sweeper now passes over an upload whose lock a request holds.
+func TestAbortUnfinishedSparesACommittingUpload(t *testing.T) {
+	ctx := context.Background()
+	var armed, fired atomic.Bool
+	var interfere func()
+	plain, watched := watchedGateways(t, func(e *event.CommandStartedEvent) {
+		// The commit's insert of the files document: its chunks were
+		// counted a moment ago.
+		if !armed.Load() || e.CommandName != "insert" {
+			return
+		}
+		if coll, _ := e.Command.Lookup("insert").StringValueOK(); coll != "fs.files" {
+			return
+		}
+		if fired.CompareAndSwap(false, true) {
+			interfere()
+		}
+	})
+	sweeper, err := buckets.NewDB(plain).SetLifecycle(ctx, "fs", []buckets.Rule{{Prefix: "tmp/", AbortUnfinishedAfter: buckets.Age(time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploader, err := buckets.NewDB(watched).Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("z"), 100)
+	r, err := uploader.CreateResumable(ctx, buckets.ResumableOptions{Filename: "tmp/r", Length: int64(len(data)), ChunkSize: 16, Expiry: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appendTo(ctx, uploader, r.ID, 0, bytes.NewReader(data[:40]), buckets.AppendOptions{Expect: -1}); err != nil {
+		t.Fatal(err)
+	}
+	var swept buckets.SweepResult
+	interfere = func() {
+		// The upload started over an hour ago (the sweeper's clock says).
+		var err error
+		swept, err = sweeper.SweepExpired(ctx, buckets.SweepOptions{Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+		if err != nil {
+			t.Errorf("sweep: %v", err)
+		}
+	}
+	armed.Store(true)
+	_, appendErr := appendTo(ctx, uploader, r.ID, 40, bytes.NewReader(data[40:]), buckets.AppendOptions{Expect: -1})
+	if !fired.Load() {
+		t.Fatalf("the commit wrote no files document (append: %v): the test did not step in", appendErr)
+	}
+	f, err := sweeper.FindByName(ctx, "tmp/r", -1)
+	if errors.Is(err, buckets.ErrFileNotFound) {
+		return // aborted for good: nothing published
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sweeper.Open(ctx, f)
+	var got []byte
+	if err == nil {
+		got, err = io.ReadAll(d)
+		d.Close()
+	}
+	if err != nil || !bytes.Equal(got, data) {
+		n, _ := sweeper.ChunksCollection().CountDocuments(ctx, bson.D{{Key: "files_id", Value: f.ID}})
+		t.Errorf("the sweep (%+v) aborted the upload while it committed (append: %v): file %v is published with %d of 7 chunks; reading it: %d bytes, %v",
+			swept, appendErr, f.ID, n, len(got), err)
+	}
 }
