@@ -711,11 +711,17 @@ func TestSweepRereadsWhatItListed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const expiry = 3 * time.Second
+	// The upload expires soon, and a PATCH renews it for long: however
+	// slow the sweep of the others, it finds the upload renewed.
 	size := 5 * testChunk
 	data := randomBytes(size)
-	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "renewed", Length: int64(size), ChunkSize: testChunk, Expiry: expiry})
+	r, err := b.CreateResumable(ctx, buckets.ResumableOptions{Filename: "renewed", Length: int64(size), ChunkSize: testChunk, Expiry: time.Hour})
 	if err != nil {
+		t.Fatal(err)
+	}
+	r.Expires = time.Now().Add(1500 * time.Millisecond)
+	records := b.FilesCollection().Database().Collection(b.Name() + buckets.ResumableSuffix)
+	if _, err := records.UpdateOne(ctx, bson.D{{Key: "_id", Value: r.ID}}, bson.D{{Key: "$set", Value: bson.D{{Key: "expires", Value: r.Expires}}}}); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := b.Resumable(ctx, r.ID)
@@ -739,7 +745,7 @@ func TestSweepRereadsWhatItListed(t *testing.T) {
 	}()
 	// Once the sweep is removing what it listed, the PATCH ends.
 	waitFor(t, "the sweep to start removing", 30*time.Second, func() bool {
-		n, _ := b.FilesCollection().Database().Collection(b.Name()+buckets.ResumableSuffix).CountDocuments(ctx, bson.D{})
+		n, _ := records.CountDocuments(ctx, bson.D{})
 		return n < 400
 	})
 	close(body.release)
