@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
 	"github.com/gridfsd/gridfsd/third_party/mongo-driver/bson"
+	"github.com/gridfsd/gridfsd/third_party/mongo-driver/event"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -256,4 +259,73 @@ func TestNewestOfANameBeingCreated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestDropWaitsForACommitInFlight: a commit counts its chunks, then writes
+// its files document. A drop of the bucket through another gateway between
+// the two removed the chunks, and the files document made the bucket again
+// around a file with none: acknowledged, and unreadable. The drop now waits
+// for the commit's lease, and then, without force, finds the bucket not
+// empty; a forced drop after it removes the whole file.
+func TestDropWaitsForACommitInFlight(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+			ctx := context.Background()
+			var armed, fired atomic.Bool
+			dropped := make(chan error, 1)
+			var dropper *buckets.DB
+			plain, watched := watchedGateways(t, func(e *event.CommandStartedEvent) {
+				if !armed.Load() || e.CommandName != "insert" {
+					return
+				}
+				if coll, _ := e.Command.Lookup("insert").StringValueOK(); coll != "fs.files" || !fired.CompareAndSwap(false, true) {
+					return
+				}
+				// The commit counted its chunks: a drop now, and time for
+				// it to run to its end unless it waits for the commit.
+				go func() { dropped <- dropper.Drop(context.Background(), "fs", force) }()
+				select {
+				case <-dropped:
+					dropped <- nil // it ran: the check below finds the file broken
+				case <-time.After(500 * time.Millisecond):
+				}
+			})
+			dropper = buckets.NewDB(plain)
+			writer, err := buckets.NewDB(watched).Bucket(ctx, "fs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := []byte("acknowledged before the drop")
+			armed.Store(true)
+			_, uerr := writer.Upload(ctx, "f", bytes.NewReader(data), buckets.UploadOptions{ChunkSize: 8})
+			if !fired.Load() {
+				t.Fatalf("the commit wrote no files document (%v): the test did not step in", uerr)
+			}
+			derr := <-dropped
+			if uerr != nil {
+				t.Fatalf("upload: %v", uerr)
+			}
+			b, err := dropper.Bucket(ctx, "fs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rerr := readWhole(ctx, b, "f")
+			switch {
+			case force && (derr != nil || !errors.Is(rerr, buckets.ErrFileNotFound)):
+				t.Fatalf("a forced drop after the commit: %v; then the file reads %q, %v, want it gone", derr, got, rerr)
+			case !force && (!errors.Is(derr, buckets.ErrBucketNotEmpty) || rerr != nil || !bytes.Equal(got, data)):
+				t.Fatalf("a drop without force beside the commit: %v; the acknowledged file reads %q, %v", derr, got, rerr)
+			}
+		})
+	}
+}
+
+// readWhole reads the newest revision of name whole.
+func readWhole(ctx context.Context, b *buckets.Bucket, name string) ([]byte, error) {
+	d, err := b.OpenName(ctx, name, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return io.ReadAll(d)
 }

@@ -73,7 +73,32 @@ func (b *Bucket) acquireLeases(ctx context.Context, names ...string) (leases, er
 		}
 		held = append(held, l)
 	}
+	if err := b.checkNotDropping(ctx); err != nil {
+		held.release(ctx)
+		return nil, err
+	}
 	return held, nil
+}
+
+// dropFenceID is the lease a bucket's drop holds: no write of a name
+// starts under it (see DB.Drop).
+func dropFenceID(bucket string) string { return "drop\x00" + bucket }
+
+// checkNotDropping returns ErrBucketDropping while a drop of the bucket
+// holds its fence. A writer checks it under its names' leases, which the
+// drop waits for: a write either sees the fence or ends before the drop
+// looks at the bucket.
+func (b *Bucket) checkNotDropping(ctx context.Context) error {
+	err := b.leaseColl().FindOne(ctx, bson.D{
+		{Key: "_id", Value: dropFenceID(b.name)}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: bson.NewDateTimeFromTime(time.Now())}}},
+	}, findOneID()).Err()
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return nil
+	case err != nil:
+		return fmt.Errorf("check bucket %s: %w", b.name, full(err))
+	}
+	return fmt.Errorf("%w: %s", ErrBucketDropping, b.name)
 }
 
 func (b *Bucket) acquireLease(ctx context.Context, id, filename string) (*lease, error) {

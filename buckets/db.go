@@ -342,6 +342,18 @@ func (d *DB) Drop(ctx context.Context, name string, force bool) error {
 	if !exists {
 		return fmt.Errorf("%w: %s", ErrBucketNotFound, name)
 	}
+	// A commit counts its chunks, then writes its files document: a drop
+	// between the two (or, without force, between a look at the bucket
+	// and the drop) removed files already acknowledged, or their chunks.
+	// The fence stops new writes of names; the writes under way end first.
+	fence, err := b.acquireLease(ctx, dropFenceID(name), "")
+	if err != nil {
+		return fmt.Errorf("drop %s: %w", name, err)
+	}
+	defer leases{fence}.release(ctx)
+	if err := b.waitForWriters(ctx); err != nil {
+		return fmt.Errorf("drop %s: %w", name, err)
+	}
 	if !force {
 		one, err := b.files.FindOne(ctx, bson.D{}, findOneID()).Raw()
 		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
@@ -352,6 +364,36 @@ func (d *DB) Drop(ctx context.Context, name string, force bool) error {
 		}
 	}
 	return b.Drop(ctx)
+}
+
+// waitForWriters waits until no lease of a name of b is held (the drop's
+// fence and the sweeper's lease aside), for at most LeaseTTL: a holder
+// that died lets its lease expire.
+func (b *Bucket) waitForWriters(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, LeaseTTL)
+	defer cancel()
+	wait := time.Millisecond
+	for {
+		err := b.leaseColl().FindOne(ctx, bson.D{
+			{Key: "bucket", Value: b.name},
+			{Key: "_id", Value: bson.D{{Key: "$nin", Value: bson.A{dropFenceID(b.name), sweepLeaseID(b.name)}}}},
+			{Key: "expires", Value: bson.D{{Key: "$gt", Value: bson.NewDateTimeFromTime(time.Now())}}},
+		}, findOneID()).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("wait for the writers of %s: %w", b.name, full(err))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("wait for the writers of %s: %w", b.name, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }
 
 // Exists reports whether bucket name exists: it has a files or chunks

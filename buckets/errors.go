@@ -13,11 +13,14 @@ import (
 // Sentinel errors; every error a Bucket or DB returns for these conditions
 // wraps one of them, so callers test with errors.Is.
 var (
-	ErrFileNotFound      = errors.New("file not found")
-	ErrRevisionNotFound  = errors.New("revision not found")
-	ErrFileExists        = errors.New("file already exists")
-	ErrBucketNotFound    = errors.New("bucket not found")
-	ErrBucketNotEmpty    = errors.New("bucket is not empty")
+	ErrFileNotFound     = errors.New("file not found")
+	ErrRevisionNotFound = errors.New("revision not found")
+	ErrFileExists       = errors.New("file already exists")
+	ErrBucketNotFound   = errors.New("bucket not found")
+	ErrBucketNotEmpty   = errors.New("bucket is not empty")
+	// ErrBucketDropping: a write of a name came while its bucket was being
+	// dropped (see DB.Drop); it wrote nothing.
+	ErrBucketDropping    = errors.New("the bucket is being dropped")
 	ErrInvalidBucketName = errors.New("invalid bucket name")
 	ErrInvalidFilename   = errors.New("invalid filename")
 	ErrInvalidQuery      = errors.New("invalid query")

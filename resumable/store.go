@@ -291,6 +291,8 @@ func (d *Door) tusError(ctx context.Context, err error) error {
 		return handler.NewError("ERR_BUSY", "too many uploads in progress; retry later", http.StatusServiceUnavailable)
 	case errors.Is(err, buckets.ErrPreconditionFailed):
 		return errPrecondition
+	case errors.Is(err, buckets.ErrBucketDropping):
+		return handler.NewError("ERR_BUCKET_DROPPING", err.Error(), http.StatusConflict)
 	case errors.Is(err, buckets.ErrUploadLocked):
 		return handler.ErrFileLocked
 	case errors.Is(err, buckets.ErrUploadFinished):

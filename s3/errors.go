@@ -120,6 +120,8 @@ func toError(err error) (e *Error, internal bool) {
 	case is(buckets.ErrUploadCompleting):
 		// A Complete holds the upload: its parts are fixed.
 		return errorf(ErrOperationAborted, "%v", err), false
+	case is(buckets.ErrBucketDropping):
+		return errorf(ErrOperationAborted, "%v", err), false
 	case is(buckets.ErrInvalidPart):
 		return errorf(ErrInvalidPart, "%v", err), false
 	case is(buckets.ErrPartOrder):

@@ -56,6 +56,7 @@ var sentinels = []struct {
 	{buckets.ErrBucketNotFound, Class{http.StatusNotFound, "bucket_not_found", false}},
 	{buckets.ErrFileExists, Class{http.StatusConflict, "file_exists", false}},
 	{buckets.ErrBucketNotEmpty, Class{http.StatusConflict, "bucket_not_empty", false}},
+	{buckets.ErrBucketDropping, Class{http.StatusConflict, "bucket_dropping", false}},
 	{buckets.ErrTooManyFiles, Class{http.StatusForbidden, "too_many_files", false}},
 	{buckets.ErrTooLarge, Class{http.StatusRequestEntityTooLarge, "too_large", false}},
 	{buckets.ErrTooManyChunks, Class{http.StatusRequestEntityTooLarge, "too_large", false}},
