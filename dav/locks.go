@@ -151,46 +151,78 @@ func (d lockDoc) heldBy(principal string) bool {
 	return d.Principal == "" || d.Principal == principal
 }
 
-// principalLocks is the lock system as one request's principal uses it:
-// webdav's LockSystem interface carries no request, so each request gets
-// its own (Server.serve).
+// principalLocks is the lock system as one request uses it: webdav's
+// LockSystem interface carries no request, so each request gets its own
+// (Server.serve).
 type principalLocks struct {
 	*lockSystem
-	principal string
+	q *request
+	// writes are the paths the request changes. webdav confirms a tagged
+	// list of an If header (RFC 4918 10.4.3) with the tagged path in place
+	// of the request's, so the paths Confirm gets may name another
+	// resource: the locks to present are the ones on writes.
+	writes []string
 }
 
-// Confirm is lockSystem.confirm for the request's principal.
+// errUnsubmitted is a write whose If header holds without presenting a
+// lock on what it writes: 423 (RFC 4918 16, lock-token-submitted).
+var errUnsubmitted = fmt.Errorf("%w: the If header submits no lock token for", errLocked)
+
+// Confirm is lockSystem.confirm for the request's principal and writes.
 func (pl principalLocks) Confirm(now time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
-	return pl.confirm(now, pl.principal, name0, name1, conditions...)
+	release, err := pl.confirm(now, pl.q.principal, pl.writes, name0, name1, conditions...)
+	switch {
+	case errors.Is(err, errUnsubmitted):
+		// webdav tries the If header's next list and answers 412 when
+		// none holds; the reply makes that 423 (reply.WriteHeader).
+		pl.q.fail(err)
+		return nil, webdav.ErrConfirmationFailed
+	case err == nil:
+		pl.q.retract(errUnsubmitted)
+	}
+	return release, err
 }
 
 // Confirm without a principal is for requests of nobody in particular,
 // which may use the locks that are anyone's only.
 func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
-	return ls.confirm(now, "", name0, name1, conditions...)
+	return ls.confirm(now, "", nil, name0, name1, conditions...)
 }
 
 // confirm evaluates one list of an If header (RFC 4918 10.4) for the
-// resources it names: every condition must hold (a lock token that is a
-// live lock on the resource, taken by principal or anyone's, an entity tag
-// that is the resource's, or their negation), and every live lock on
-// name0 and name1 must be presented by principal (one of them, for shared
-// locks): a token taken by another principal unlocks nothing, as RFC 4918
-// 6.4 requires. It holds nothing: a lock is a document every gateway
+// resource it names (name0, or name1 when name0 is ""): every condition
+// must hold (a lock token that is a live lock on the resource, taken by
+// principal or anyone's, an entity tag that is the resource's, or their
+// negation), else webdav.ErrConfirmationFailed. Then every live lock on
+// the paths written (writes, or name0 and name1 when writes is nil) must
+// be presented by the list and held by principal (one of them, for shared
+// locks), else errUnsubmitted: a token taken by another principal unlocks
+// nothing, as RFC 4918 6.4 requires, and neither does a list about
+// another resource. It holds nothing: a lock is a document every gateway
 // reads, and its expiry is what frees it.
-func (ls *lockSystem) confirm(now time.Time, principal, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
+func (ls *lockSystem) confirm(now time.Time, principal string, writes []string, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
 	ctx, cancel := opCtx()
 	defer cancel()
-	var names, roots []string
+	var names []string
 	for _, n := range []string{name0, name1} {
 		if n != "" {
-			n = cleanName(n)
-			names = append(names, n)
-			roots = append(roots, ancestors(n)...)
+			names = append(names, cleanName(n))
 		}
 	}
-	if len(names) == 0 {
+	if writes == nil {
+		writes = names
+	}
+	if len(names) == 0 && len(writes) == 0 {
 		return func() {}, nil
+	}
+	var res string
+	var roots []string
+	if len(names) > 0 {
+		res = names[0]
+		roots = ancestors(res)
+	}
+	for _, n := range writes {
+		roots = append(roots, ancestors(n)...)
 	}
 	live, err := ls.find(ctx, bson.D{
 		{Key: "root", Value: bson.D{{Key: "$in", Value: roots}}},
@@ -199,7 +231,6 @@ func (ls *lockSystem) confirm(now time.Time, principal, name0, name1 string, con
 	if err != nil {
 		return nil, err
 	}
-	res := names[0]
 	presented := map[string]bool{}
 	for _, c := range conditions {
 		var holds bool
@@ -224,7 +255,7 @@ func (ls *lockSystem) confirm(now time.Time, principal, name0, name1 string, con
 			return nil, webdav.ErrConfirmationFailed
 		}
 	}
-	for _, n := range names {
+	for _, n := range writes {
 		locked, held := false, false
 		for _, d := range live {
 			if d.covers(n) {
@@ -233,7 +264,8 @@ func (ls *lockSystem) confirm(now time.Time, principal, name0, name1 string, con
 			}
 		}
 		if locked && !held {
-			return nil, webdav.ErrConfirmationFailed
+			ls.contended()
+			return nil, fmt.Errorf("%w %s", errUnsubmitted, n)
 		}
 	}
 	return func() {}, nil

@@ -233,9 +233,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 		defer release()
 	}
 	// webdav asks the lock system about If headers without the request:
-	// a handler of its own tells it whose request it is.
+	// a handler of its own tells it whose request it is and what it
+	// writes (COPY reads its source).
+	writes := []string{l.path()}
+	switch r.Method {
+	case "COPY":
+		writes = []string{dst.path()}
+	case "MOVE":
+		writes = append(writes, dst.path())
+	}
 	dh := *s.dav
-	dh.LockSystem = principalLocks{lockSystem: s.locks, principal: q.principal}
+	dh.LockSystem = principalLocks{lockSystem: s.locks, q: q, writes: writes}
 	rep := &reply{ResponseWriter: w, q: q}
 	dh.ServeHTTP(rep, r)
 	if q.copyOver != nil && rep.status >= 200 && rep.status < 300 {

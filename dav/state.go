@@ -2,6 +2,7 @@ package dav
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,6 +110,16 @@ func (q *request) fail(err error) error {
 	defer q.mu.Unlock()
 	q.err = err
 	return err
+}
+
+// retract forgets the last failure when it is err: what err refused was
+// allowed after all (another list of an If header held).
+func (q *request) retract(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if errors.Is(q.err, err) {
+		q.err = nil
+	}
 }
 
 func (q *request) lastErr() error {

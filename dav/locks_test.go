@@ -1,0 +1,49 @@
+package dav_test
+
+import (
+	"testing"
+
+	"github.com/gridfsd/gridfsd/buckets"
+)
+
+const exclusiveLockBody = `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>holder</D:owner></D:lockinfo>`
+
+// A write must present the token of every lock on what it changes,
+// whatever resource the If header's lists are about: a tagged list
+// (RFC 4918 10.4.3) about another file holds without saying anything of
+// the locked one, and a list of entity tags presents no token; both are
+// 423 (lock-token-submitted). A COPY only reads its source.
+func TestIfHeaderMustSubmitTheTargetsLock(t *testing.T) {
+	e := newEnv(t, nil)
+	f := e.upload("media", "f.txt", "original", buckets.UploadOptions{})
+	e.upload("media", "other.txt", "other", buckets.UploadOptions{})
+	token := e.must("LOCK", "/dav/media/f.txt", nil, exclusiveLockBody, 200).header.Get("Lock-Token")
+	aboutOther := "<" + e.url + "/dav/media/other.txt> (Not <urn:uuid:00000000-0000-4000-8000-000000000000>)"
+	aboutF := "<" + e.url + "/dav/media/f.txt> (" + token + ")"
+	to := func(name string) string { return e.url + "/dav/media/" + name }
+	propPatch := `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><Z:k>v</Z:k></D:prop></D:set></D:propertyupdate>`
+	for _, c := range []struct {
+		method, path string
+		hdr          map[string]string
+		body         string
+		want         int
+	}{
+		{"PUT", "f.txt", map[string]string{"If": aboutOther}, "overwritten", 423},
+		{"PUT", "f.txt", map[string]string{"If": "([" + f.ETag() + "])"}, "overwritten", 423},
+		{"DELETE", "f.txt", map[string]string{"If": aboutOther}, "", 423},
+		{"PROPPATCH", "f.txt", map[string]string{"If": aboutOther}, propPatch, 423},
+		{"MOVE", "f.txt", map[string]string{"If": aboutOther, "Destination": to("moved.txt")}, "", 423},
+		{"MOVE", "other.txt", map[string]string{"If": aboutOther, "Destination": to("f.txt")}, "", 423},
+		{"COPY", "other.txt", map[string]string{"If": aboutOther, "Destination": to("f.txt")}, "", 423},
+		{"COPY", "f.txt", map[string]string{"If": aboutOther, "Destination": to("copy.txt")}, "", 201},
+		{"PUT", "f.txt", map[string]string{"If": aboutOther + " " + aboutF}, "original", 201},
+	} {
+		if r := e.do(c.method, "/dav/media/"+c.path, c.hdr, c.body); r.status != c.want {
+			t.Fatalf("%s %s %v: %d %s, want %d", c.method, c.path, c.hdr, r.status, r.body, c.want)
+		}
+		if got := e.must("GET", "/dav/media/f.txt", nil, "", 200).body; got != "original" {
+			t.Fatalf("after %s %s %v, f.txt holds %q", c.method, c.path, c.hdr, got)
+		}
+		e.must("GET", "/dav/media/other.txt", nil, "", 200)
+	}
+}
