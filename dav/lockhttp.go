@@ -80,9 +80,14 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request, l loc, body []byte
 		if len(m) != 1 {
 			return badRequest("a LOCK without a body refreshes the one lock its If header names")
 		}
-		d, err := s.locks.refresh(now, q.principal, m[0][1], duration)
+		d, err := s.locks.refresh(now, q.principal, m[0][1], l.path(), duration)
 		if errors.Is(err, webdav.ErrNoSuchLock) {
 			return fmt.Errorf("%w: no live lock %s", errPrecondition, m[0][1])
+		}
+		if errors.Is(err, errOutOfScope) {
+			// The If header's token is a condition on the Request-URI,
+			// which it does not hold for (RFC 4918 9.10.2, 10.4.1).
+			return fmt.Errorf("%w: %s: %w", errPrecondition, m[0][1], err)
 		}
 		if errors.Is(err, errNotYours) {
 			return fmt.Errorf("%w: %s: %w", errForbidden, m[0][1], err)
@@ -121,12 +126,12 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request, l loc, body []byte
 			err = f.Close()
 		}
 		if err != nil {
-			s.locks.unlock(now, q.principal, d.Token)
+			s.locks.unlock(now, q.principal, d.Token, d.Root)
 			return q.fail(err)
 		}
 		status = http.StatusCreated
 	} else if err != nil {
-		s.locks.unlock(now, q.principal, d.Token)
+		s.locks.unlock(now, q.principal, d.Token, d.Root)
 		return err
 	}
 	w.Header().Set("Lock-Token", "<"+d.Token+">")
@@ -175,15 +180,19 @@ func parseTimeout(h string) (time.Duration, error) {
 	return time.Duration(v) * time.Second, nil
 }
 
-// unlock serves UNLOCK.
-func (s *Server) unlock(w http.ResponseWriter, r *http.Request) error {
+// unlock serves UNLOCK of l.
+func (s *Server) unlock(w http.ResponseWriter, r *http.Request, l loc) error {
 	t := r.Header.Get("Lock-Token")
 	if len(t) < 2 || t[0] != '<' || t[len(t)-1] != '>' {
 		return badRequest("UNLOCK needs a Lock-Token header: <token>")
 	}
-	err := s.locks.unlock(time.Now(), requestOf(r.Context()).principal, t[1:len(t)-1])
+	err := s.locks.unlock(time.Now(), requestOf(r.Context()).principal, t[1:len(t)-1], l.path())
 	if errors.Is(err, webdav.ErrNoSuchLock) {
 		return fmt.Errorf("%w: no live lock %s", errConflict, t)
+	}
+	if errors.Is(err, errOutOfScope) {
+		// RFC 4918 9.11.1: 409, lock-token-matches-request-uri.
+		return fmt.Errorf("%w: %s: %w (lock-token-matches-request-uri)", errConflict, t, err)
 	}
 	if errors.Is(err, errNotYours) {
 		// RFC 4918 9.11.1: 403 when the principal may not remove it.

@@ -325,19 +325,24 @@ func (ls *lockSystem) create(now time.Time, d lockDoc) (lockDoc, error) {
 	return d, nil
 }
 
-// Refresh is served by Server.lock; webdav never calls it.
+// Refresh is served by Server.lock; webdav never calls it, and could
+// not say the URL the lock must cover.
 func (ls *lockSystem) Refresh(now time.Time, token string, duration time.Duration) (webdav.LockDetails, error) {
-	d, err := ls.refresh(now, "", token, duration)
-	return d.details(), err
+	return webdav.LockDetails{}, webdav.ErrNoSuchLock
 }
 
 // errNotYours is a lock another principal took: only it may refresh or
 // remove it.
 var errNotYours = errors.New("the lock was taken by another principal")
 
-// owned finds the live lock token, ErrNoSuchLock when there is none, or
-// errNotYours when principal may not use it.
-func (ls *lockSystem) owned(ctx context.Context, now time.Time, principal, token string) error {
+// errOutOfScope is a lock refreshed or removed through a URL it does not
+// cover (RFC 4918 9.10.2, 9.11.1).
+var errOutOfScope = errors.New("the lock does not cover the Request-URI")
+
+// owned finds the live lock token, ErrNoSuchLock when there is none,
+// errOutOfScope when it does not cover name, or errNotYours when
+// principal may not use it.
+func (ls *lockSystem) owned(ctx context.Context, now time.Time, principal, token, name string) error {
 	var d lockDoc
 	err := ls.coll.FindOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}}).Decode(&d)
 	switch {
@@ -345,6 +350,8 @@ func (ls *lockSystem) owned(ctx context.Context, now time.Time, principal, token
 		return webdav.ErrNoSuchLock
 	case err != nil:
 		return fmt.Errorf("find lock: %w", err)
+	case !d.covers(name):
+		return errOutOfScope
 	case !d.heldBy(principal):
 		return errNotYours
 	}
@@ -356,17 +363,25 @@ func heldFilter(principal string) bson.E {
 	return bson.E{Key: "principal", Value: bson.D{{Key: "$in", Value: bson.A{nil, "", principal}}}}
 }
 
-// refresh extends a live lock principal may use.
-func (ls *lockSystem) refresh(now time.Time, principal, token string, duration time.Duration) (lockDoc, error) {
+// scopeFilter matches the locks that cover name.
+func scopeFilter(name string) bson.E {
+	return bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "root", Value: name}},
+		bson.D{{Key: "root", Value: bson.D{{Key: "$in", Value: ancestors(name)}}}, {Key: "zeroDepth", Value: false}},
+	}}
+}
+
+// refresh extends a live lock that covers name and principal may use.
+func (ls *lockSystem) refresh(now time.Time, principal, token, name string, duration time.Duration) (lockDoc, error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	var d lockDoc
 	err := ls.coll.FindOneAndUpdate(ctx,
-		bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal)},
+		bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal), scopeFilter(name)},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "expires", Value: now.Add(duration)}, {Key: "seconds", Value: int64(duration / time.Second)}}}},
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return d, ls.owned(ctx, now, principal, token)
+		return d, ls.owned(ctx, now, principal, token, name)
 	}
 	if err != nil {
 		return d, fmt.Errorf("refresh lock: %w", buckets.DiskFull(err))
@@ -374,24 +389,26 @@ func (ls *lockSystem) refresh(now time.Time, principal, token string, duration t
 	return d, nil
 }
 
-// Unlock ends webdav's request locks, which are not stored.
+// Unlock ends webdav's request locks, which are not stored. UNLOCK is
+// served by Server.unlock: webdav could not say the URL the lock must
+// cover.
 func (ls *lockSystem) Unlock(now time.Time, token string) error {
 	if strings.HasPrefix(token, tempPrefix) {
 		return nil
 	}
-	return ls.unlock(now, "", token)
+	return webdav.ErrNoSuchLock
 }
 
-// unlock removes a live lock principal may use.
-func (ls *lockSystem) unlock(now time.Time, principal, token string) error {
+// unlock removes a live lock that covers name and principal may use.
+func (ls *lockSystem) unlock(now time.Time, principal, token, name string) error {
 	ctx, cancel := opCtx()
 	defer cancel()
-	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal)})
+	res, err := ls.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: token}, {Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}}, heldFilter(principal), scopeFilter(name)})
 	if err != nil {
 		return fmt.Errorf("remove lock: %w", buckets.DiskFull(err))
 	}
 	if res.DeletedCount == 0 {
-		return ls.owned(ctx, now, principal, token)
+		return ls.owned(ctx, now, principal, token, name)
 	}
 	return nil
 }

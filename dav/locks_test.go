@@ -47,3 +47,43 @@ func TestIfHeaderMustSubmitTheTargetsLock(t *testing.T) {
 		e.must("GET", "/dav/media/other.txt", nil, "", 200)
 	}
 }
+
+// UNLOCK and a LOCK refresh act on the lock of their token only through a
+// URL within its scope (RFC 4918 9.11.1 lock-token-matches-request-uri,
+// 409; 9.10.2, where the If header's token does not hold for the URL,
+// 412): f.txt's token sent to other.txt leaves f.txt locked.
+func TestUnlockAndRefreshWithinTheLocksScope(t *testing.T) {
+	e := newEnv(t, nil)
+	e.upload("media", "f.txt", "original", buckets.UploadOptions{})
+	e.upload("media", "other.txt", "other", buckets.UploadOptions{})
+	e.must("MKCOL", "/dav/media/dir/", nil, "", 201)
+	e.must("MKCOL", "/dav/media/flat/", nil, "", 201)
+	file := e.must("LOCK", "/dav/media/f.txt", nil, exclusiveLockBody, 200).header.Get("Lock-Token")
+	dir := e.must("LOCK", "/dav/media/dir/", nil, exclusiveLockBody, 200).header.Get("Lock-Token")
+	flat := e.must("LOCK", "/dav/media/flat/", map[string]string{"Depth": "0"}, exclusiveLockBody, 200).header.Get("Lock-Token")
+	refresh := func(token string) map[string]string {
+		return map[string]string{"If": "(" + token + ")", "Timeout": "Second-60"}
+	}
+	for _, c := range []struct {
+		method, path string
+		hdr          map[string]string
+		want         int
+	}{
+		{"UNLOCK", "other.txt", map[string]string{"Lock-Token": file}, 409},
+		{"LOCK", "other.txt", refresh(file), 412},
+		{"UNLOCK", "dir", map[string]string{"Lock-Token": file}, 409},
+		{"UNLOCK", "flat/a.txt", map[string]string{"Lock-Token": flat}, 409},
+		{"LOCK", "flat/a.txt", refresh(flat), 412},
+		{"PUT", "f.txt", nil, 423},
+		{"LOCK", "dir/a.txt", refresh(dir), 200},
+		{"UNLOCK", "dir/a.txt", map[string]string{"Lock-Token": dir}, 204},
+		{"LOCK", "f.txt", refresh(file), 200},
+		{"UNLOCK", "f.txt", map[string]string{"Lock-Token": file}, 204},
+		{"UNLOCK", "flat/", map[string]string{"Lock-Token": flat}, 204},
+		{"PUT", "f.txt", nil, 201},
+	} {
+		if r := e.do(c.method, "/dav/media/"+c.path, c.hdr, ""); r.status != c.want {
+			t.Fatalf("%s %s %v: %d %s, want %d", c.method, c.path, c.hdr, r.status, r.body, c.want)
+		}
+	}
+}

@@ -213,7 +213,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, q *request) (int,
 		}
 		return 0, s.lock(w, r, l, body)
 	case "UNLOCK":
-		return 0, s.unlock(w, r)
+		return 0, s.unlock(w, r, l)
 	case "COPY", "MOVE":
 		switch {
 		case dst.path() == l.path():
