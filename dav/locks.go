@@ -194,9 +194,9 @@ func (ls *lockSystem) Confirm(now time.Time, name0, name1 string, conditions ...
 // must hold (a lock token that is a live lock on the resource, taken by
 // principal or anyone's, an entity tag that is the resource's, or their
 // negation), else webdav.ErrConfirmationFailed. Then every live lock on
-// the paths written (writes, or name0 and name1 when writes is nil) must
-// be presented by the list and held by principal (one of them, for shared
-// locks), else errUnsubmitted: a token taken by another principal unlocks
+// or below the paths written (writes, or name0 and name1 when writes is
+// nil) must be presented by the list and held by principal (one of those
+// on a resource, for shared locks), else errUnsubmitted: a token taken by another principal unlocks
 // nothing, as RFC 4918 6.4 requires, and neither does a list about
 // another resource. It holds nothing: a lock is a document every gateway
 // reads, and its expiry is what frees it.
@@ -216,20 +216,14 @@ func (ls *lockSystem) confirm(now time.Time, principal string, writes []string, 
 		return func() {}, nil
 	}
 	var res string
-	var roots []string
+	var live []lockDoc
 	if len(names) > 0 {
 		res = names[0]
-		roots = ancestors(res)
-	}
-	for _, n := range writes {
-		roots = append(roots, ancestors(n)...)
-	}
-	live, err := ls.find(ctx, bson.D{
-		{Key: "root", Value: bson.D{{Key: "$in", Value: roots}}},
-		{Key: "expires", Value: bson.D{{Key: "$gt", Value: now}}},
-	})
-	if err != nil {
-		return nil, err
+		var err error
+		live, err = ls.conflicting(ctx, now, res, false, nil, "")
+		if err != nil {
+			return nil, err
+		}
 	}
 	presented := map[string]bool{}
 	for _, c := range conditions {
@@ -256,16 +250,25 @@ func (ls *lockSystem) confirm(now time.Time, principal string, writes []string, 
 		}
 	}
 	for _, n := range writes {
-		locked, held := false, false
-		for _, d := range live {
-			if d.covers(n) {
-				locked = true
-				held = held || (presented[d.Token] && d.heldBy(principal))
-			}
+		// A write replaces or removes what is below n too: each locked
+		// resource below needs its token as n does (RFC 4918 9.6.1).
+		found, err := ls.conflicting(ctx, now, n, true, nil, "")
+		if err != nil {
+			return nil, err
 		}
-		if locked && !held {
-			ls.contended()
-			return nil, fmt.Errorf("%w %s", errUnsubmitted, n)
+		held := map[string]bool{} // by the resource locked
+		for _, d := range found {
+			locked := n
+			if !d.covers(n) {
+				locked = d.Root
+			}
+			held[locked] = held[locked] || (presented[d.Token] && d.heldBy(principal))
+		}
+		for locked, ok := range held {
+			if !ok {
+				ls.contended()
+				return nil, fmt.Errorf("%w %s", errUnsubmitted, locked)
+			}
 		}
 	}
 	return func() {}, nil

@@ -87,3 +87,38 @@ func TestUnlockAndRefreshWithinTheLocksScope(t *testing.T) {
 		}
 	}
 }
+
+// A write to a folder removes or replaces what it holds: a lock on a
+// file in it must be submitted as a lock on the folder would be, with an
+// If header as without one (RFC 4918 9.6.1).
+func TestIfHeaderMustSubmitTheLocksBelow(t *testing.T) {
+	e := newEnv(t, nil)
+	e.upload("media", "dir/a.txt", "original", buckets.UploadOptions{})
+	e.upload("media", "other/b.txt", "other", buckets.UploadOptions{})
+	token := e.must("LOCK", "/dav/media/dir/a.txt", nil, exclusiveLockBody, 200).header.Get("Lock-Token")
+	holds := "(Not <urn:uuid:00000000-0000-4000-8000-000000000000>)"
+	to := func(name string) string { return e.url + "/dav/media/" + name }
+	for _, c := range []struct {
+		method, path string
+		hdr          map[string]string
+		want         int
+	}{
+		{"DELETE", "dir/", nil, 423},
+		{"DELETE", "dir/", map[string]string{"If": holds}, 423},
+		{"MOVE", "dir/", map[string]string{"If": holds, "Destination": to("moved/")}, 423},
+		{"MOVE", "other/", map[string]string{"If": "<" + to("other/") + "> " + holds, "Destination": to("dir/")}, 423},
+		{"COPY", "other/", map[string]string{"If": "<" + to("other/") + "> " + holds, "Destination": to("dir/")}, 423},
+		{"COPY", "dir/", map[string]string{"If": holds, "Destination": to("copy/")}, 201},
+		{"MOVE", "dir/", map[string]string{"If": "<" + to("dir/a.txt") + "> (" + token + ")", "Destination": to("moved/")}, 201},
+	} {
+		if r := e.do(c.method, "/dav/media/"+c.path, c.hdr, ""); r.status != c.want {
+			t.Fatalf("%s %s %v: %d %s, want %d", c.method, c.path, c.hdr, r.status, r.body, c.want)
+		}
+		if c.want == 423 {
+			if got := e.must("GET", "/dav/media/dir/a.txt", nil, "", 200).body; got != "original" {
+				t.Fatalf("after %s %s %v, dir/a.txt holds %q", c.method, c.path, c.hdr, got)
+			}
+		}
+	}
+	e.must("GET", "/dav/media/moved/a.txt", nil, "", 200)
+}
