@@ -123,6 +123,8 @@ func New(cfg Config) (*Authorizer, error) {
 			return nil, fmt.Errorf("auth.tokens[%d]: name is empty", i)
 		case names[t.Name]:
 			return nil, fmt.Errorf("auth.tokens[%d]: name %q is used twice", i, t.Name)
+		case t.Name == KeyHolder:
+			return nil, fmt.Errorf("auth.tokens[%d]: name %q is reserved for URLs signed with the signing key", i, t.Name)
 		case len(t.Secret) < MinSecretLength:
 			return nil, fmt.Errorf("auth.tokens[%d] (%s): secret is shorter than %d characters", i, t.Name, MinSecretLength)
 		case secrets[t.Secret]:
@@ -148,7 +150,10 @@ func (a *Authorizer) Enabled() bool { return a.cfg.Enabled() }
 
 // Principal is who made a request.
 type Principal struct {
-	Name   string // token name, "anonymous" or "signed-url"
+	// Name is the token's name (also for a URL that token signed),
+	// "anonymous", or "signed-url" for a URL signed with the signing key
+	// itself (KeyHolder).
+	Name   string
 	Access Access // on the bucket asked about
 	// ObjectGrant: the request may read only because the object's own
 	// ACL makes it public (see Grants.ObjectGrants). A door that then
@@ -161,7 +166,18 @@ type Principal struct {
 const (
 	ParamExpires   = "expires"
 	ParamSignature = "signature"
+	// ParamBy names the token that minted the URL, under the signature: at
+	// every use the URL is decided as a request of that token would be, so
+	// that it never grants more than the token has then (a bucket created
+	// since by someone else, a token removed or narrowed).
+	ParamBy = "by"
 )
+
+// KeyHolder is the ParamBy of URLs minted with the signing key itself
+// rather than for a token (gridfsd sign, by whoever holds the
+// configuration): they allow their method on their path. No token may
+// have this name.
+const KeyHolder = "$signing-key"
 
 // Authorize decides whether r may act with need on bucket (empty for
 // requests about no bucket, such as the bucket list). With access control
@@ -186,13 +202,32 @@ func (a *Authorizer) authorize(r *http.Request, bucket, object string, need Acce
 		}
 		return a.decide(r.Context(), t, bucket, object, need)
 	}
-	if r.URL.Query().Has(ParamSignature) {
-		if err := a.verify(r.Method, r.URL.Path, r.URL.Query(), time.Now()); err != nil {
+	if q := r.URL.Query(); q.Has(ParamSignature) {
+		if err := a.verify(r.Method, r.URL.Path, q, time.Now()); err != nil {
 			return Principal{}, err
 		}
-		return Principal{Name: "signed-url", Access: need}, nil
+		return a.decideSigned(r, q.Get(ParamBy), bucket, object, need)
 	}
 	return a.decide(r.Context(), nil, bucket, object, need)
+}
+
+// decideSigned decides a request whose signed URL verify accepted, minted
+// by the token named by: what that token may do now, and no more than the
+// access the route needs, however much the token has.
+func (a *Authorizer) decideSigned(r *http.Request, by, bucket, object string, need Access) (Principal, error) {
+	if by == KeyHolder {
+		return Principal{Name: "signed-url", Access: need}, nil
+	}
+	t := a.tokenByName(by)
+	if t == nil {
+		return Principal{}, fmt.Errorf("%w: the token %q that signed this URL is no longer configured", ErrUnauthenticated, by)
+	}
+	p, err := a.decide(r.Context(), t, bucket, object, need)
+	if err != nil {
+		return p, fmt.Errorf("signed URL: %w", err)
+	}
+	p.Access = need
+	return p, nil
 }
 
 // CanRead reports whether p, authorized for a bucket-less request, may read
@@ -213,6 +248,17 @@ func (a *Authorizer) token(secret string) *Token {
 		}
 	}
 	return found
+}
+
+// tokenByName finds the token named name, for credentials that name a
+// token already verified otherwise (a signature).
+func (a *Authorizer) tokenByName(name string) *Token {
+	for i := range a.cfg.Tokens {
+		if a.cfg.Tokens[i].Name == name {
+			return &a.cfg.Tokens[i]
+		}
+	}
+	return nil
 }
 
 func (t *Token) accessTo(bucket string) Access {
@@ -259,25 +305,31 @@ var ErrSignedLifeTooLong = errors.New("signed URL would live longer than allowed
 const clockSkew = time.Minute
 
 // Sign returns the query string that makes method on path with query valid
-// until expires: query's parameters followed by expires and signature. The
-// signature covers the method, the path and every parameter, so a URL with
-// a parameter added, removed or changed is refused. A GET signature also
-// allows HEAD, never the reverse. It returns ErrSigningDisabled without a
-// key and ErrSignedLifeTooLong when expires lies beyond MaxSignedLife.
-func (a *Authorizer) Sign(method, path string, query url.Values, expires time.Time) (string, error) {
+// until expires for what the token named by may do (KeyHolder: for the
+// signing key's holder): query's parameters with by, expires and
+// signature. The signature covers the method, the path and every
+// parameter, so a URL with a parameter added, removed or changed is
+// refused. A GET signature also allows HEAD, never the reverse. It returns
+// ErrSigningDisabled without a key and ErrSignedLifeTooLong when expires
+// lies beyond MaxSignedLife.
+func (a *Authorizer) Sign(by, method, path string, query url.Values, expires time.Time) (string, error) {
 	if a.cfg.SigningKey == "" {
 		return "", ErrSigningDisabled
+	}
+	if by != KeyHolder && a.tokenByName(by) == nil {
+		return "", fmt.Errorf("sign for token %q: no such token", by)
 	}
 	if life := time.Until(expires); life > a.MaxSignedLife() {
 		return "", fmt.Errorf("%w: %s is more than %s", ErrSignedLifeTooLong, life.Round(time.Second), a.MaxSignedLife())
 	}
-	if query.Has(ParamExpires) || query.Has(ParamSignature) {
-		return "", fmt.Errorf("query may not hold %s or %s", ParamExpires, ParamSignature)
+	if query.Has(ParamExpires) || query.Has(ParamSignature) || query.Has(ParamBy) {
+		return "", fmt.Errorf("query may not hold %s, %s or %s", ParamBy, ParamExpires, ParamSignature)
 	}
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
 	}
+	q.Set(ParamBy, by)
 	q.Set(ParamExpires, strconv.FormatInt(expires.Unix(), 10))
 	sig := a.signature(strings.ToUpper(method), path, q)
 	return q.Encode() + "&" + ParamSignature + "=" + sig, nil
@@ -310,6 +362,11 @@ func (a *Authorizer) verify(method, path string, q url.Values, now time.Time) er
 	}
 	if len(given) != 1 || !a.signedFor(method, path, unsigned, given[0]) {
 		return fmt.Errorf("%w: signature does not match this method, path and query", ErrUnauthenticated)
+	}
+	// URLs minted before they named their token grant what their minter
+	// may no longer do, or never could: they are refused.
+	if len(q[ParamBy]) != 1 {
+		return fmt.Errorf("%w: signed URL does not name the token that signed it (%s); sign it again", ErrUnauthenticated, ParamBy)
 	}
 	if now.Unix() > unix {
 		return fmt.Errorf("%w: signed URL expired at %s", ErrUnauthenticated, time.Unix(unix, 0).UTC().Format(time.RFC3339))

@@ -1,9 +1,13 @@
 package auth_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +84,7 @@ func TestSignedURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := a.Sign(method, u.Path, u.Query(), time.Now().Add(life))
+		q, err := a.Sign(auth.KeyHolder, method, u.Path, u.Query(), time.Now().Add(life))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,13 +141,13 @@ func TestSignedURL(t *testing.T) {
 
 func TestSignRefusesLongLife(t *testing.T) {
 	a := mustAuthorizer(t)
-	if _, err := a.Sign("GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife+time.Minute)); !errors.Is(err, auth.ErrSignedLifeTooLong) {
+	if _, err := a.Sign("reader", "GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife+time.Minute)); !errors.Is(err, auth.ErrSignedLifeTooLong) {
 		t.Errorf("Sign beyond the maximum: %v", err)
 	}
-	if _, err := a.Sign("GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife-time.Minute)); err != nil {
+	if _, err := a.Sign("reader", "GET", "/b/media/x", nil, time.Now().Add(auth.DefaultMaxSignedLife-time.Minute)); err != nil {
 		t.Errorf("Sign within the maximum: %v", err)
 	}
-	if _, err := a.Sign("GET", "/b/media/x", url.Values{"signature": {"x"}}, time.Now().Add(time.Minute)); err == nil {
+	if _, err := a.Sign("reader", "GET", "/b/media/x", url.Values{"signature": {"x"}}, time.Now().Add(time.Minute)); err == nil {
 		t.Error("Sign accepted a query with its own signature parameter")
 	}
 }
@@ -172,5 +176,68 @@ func TestNewRejectsWeakConfig(t *testing.T) {
 	}
 	if _, err := a.Authorize(httptest.NewRequest("DELETE", "/buckets/x", nil), "x", auth.Admin); err != nil {
 		t.Errorf("disabled access control refused: %v", err)
+	}
+}
+
+// TestSignedURLDecidedForItsToken: a signed URL names the token that
+// minted it, under the signature, and is decided at every use as a request
+// of that token would be: it stops working when the token loses the access
+// or is removed, and one that names no token (minted before URLs did) is
+// refused, since what it grants can no longer be told.
+func TestSignedURLDecidedForItsToken(t *testing.T) {
+	a := mustAuthorizer(t)
+	mint := func(a *auth.Authorizer, by, method string) string {
+		t.Helper()
+		q, err := a.Sign(by, method, "/b/media/clip.webm", nil, time.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "/b/media/clip.webm?" + q
+	}
+	get := func(a *auth.Authorizer, by string) string { return mint(a, by, "GET") }
+	byReader := get(a, "reader")
+	if !strings.Contains(byReader, auth.ParamBy+"=reader&") {
+		t.Fatalf("the URL does not name its token: %s", byReader)
+	}
+	// The same key, the reader's access narrowed to another bucket, the
+	// uploader removed.
+	narrowed, err := auth.New(auth.Config{
+		Tokens:     []auth.Token{{Name: "reader", Secret: readerSecret, Buckets: []string{"docs"}, Access: auth.Read}},
+		SigningKey: signingKey,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the versions before ParamBy signed: no by parameter.
+	exp := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(signingKey))
+	mac.Write([]byte("GET\n/b/media/clip.webm\nexpires=" + exp))
+	unnamed := "/b/media/clip.webm?expires=" + exp + "&signature=" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+
+	for _, tt := range []struct {
+		name           string
+		a              *auth.Authorizer
+		method, target string
+		need           auth.Access
+		want           error
+	}{
+		{"the token's own access", a, "GET", byReader, auth.Read, nil},
+		{"more than the token has", a, "PUT", mint(a, "reader", "PUT"), auth.Write, auth.ErrForbidden},
+		{"another token named", a, "GET", strings.Replace(byReader, "by=reader", "by=root", 1), auth.Read, auth.ErrUnauthenticated},
+		{"the token narrowed since", narrowed, "GET", byReader, auth.Read, auth.ErrForbidden},
+		{"the token removed since", narrowed, "GET", get(a, "uploader"), auth.Read, auth.ErrUnauthenticated},
+		{"signed with the key itself", narrowed, "GET", get(a, auth.KeyHolder), auth.Read, nil},
+		{"minted before URLs named their token", a, "GET", unnamed, auth.Read, auth.ErrUnauthenticated},
+	} {
+		_, err := tt.a.Authorize(httptest.NewRequest(tt.method, tt.target, nil), "media", tt.need)
+		if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if _, err := a.Sign("nobody", "GET", "/b/media/x", nil, time.Now().Add(time.Minute)); err == nil {
+		t.Error("Sign minted a URL for a token that does not exist")
+	}
+	if _, err := auth.New(auth.Config{Tokens: []auth.Token{{Name: auth.KeyHolder, Secret: readerSecret, Buckets: []string{"*"}, Access: auth.Read}}}); err == nil {
+		t.Errorf("a token may be named %s", auth.KeyHolder)
 	}
 }

@@ -70,12 +70,7 @@ func (a *Authorizer) Decide(ctx context.Context, token, bucket, object string, n
 	}
 	var t *Token
 	if token != "" {
-		for i := range a.cfg.Tokens {
-			if a.cfg.Tokens[i].Name == token {
-				t = &a.cfg.Tokens[i]
-			}
-		}
-		if t == nil {
+		if t = a.tokenByName(token); t == nil {
 			return Principal{}, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
 		}
 	}

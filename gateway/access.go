@@ -232,11 +232,12 @@ func (s *Server) signableMount(method, path string) (bucket string, ok, door boo
 // bucket.
 func (s *Server) signURL(c echo.Context, sr parsedSign, u *url.URL, query url.Values, probe *http.Request, bucket string, need auth.Access) error {
 	a := s.cfg.Auth
-	if _, err := a.Authorize(probe, bucket, need); err != nil {
+	p, err := a.Authorize(probe, bucket, need)
+	if err != nil {
 		return err
 	}
 	exp := time.Now().Add(sr.expiry).Truncate(time.Second)
-	q, err := a.Sign(sr.Method, u.Path, query, exp)
+	q, err := a.Sign(p.Name, sr.Method, u.Path, query, exp)
 	if errors.Is(err, auth.ErrSigningDisabled) {
 		return fmt.Errorf("%w: set auth.signing_key", errSigningDisabled)
 	}

@@ -182,7 +182,7 @@ func TestSignedURLs(t *testing.T) {
 	}
 	mustJSON(t, body, &signed)
 	if signed.Method != "GET" || signed.Path != "/b/media/dir/clip one.mp4" ||
-		!strings.HasPrefix(signed.URL, "/b/media/dir/clip%20one.mp4?expires=") ||
+		!strings.HasPrefix(signed.URL, "/b/media/dir/clip%20one.mp4?by=reader&expires=") ||
 		time.Until(signed.Expires) > 5*time.Minute || time.Until(signed.Expires) < 4*time.Minute {
 		t.Errorf("signed %+v", signed)
 	}
@@ -257,7 +257,7 @@ func TestSignedURLs(t *testing.T) {
 	}
 
 	// An expired signature, made with the same key.
-	q, err := a.Sign("GET", "/b/media/dir/clip one.mp4", nil, time.Now().Add(-time.Minute))
+	q, err := a.Sign("reader", "GET", "/b/media/dir/clip one.mp4", nil, time.Now().Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +280,72 @@ func TestSignedURLs(t *testing.T) {
 		{name: "signed PUT is not a GET", method: "GET", path: signed.URL, code: 401, errCode: "unauthenticated"},
 		{name: "uploaded", method: "GET", path: "/b/media/from-browser", header: bearer(readerSecret), code: 200, resBody: str("browser")},
 	})
+}
+
+// TestSignedURLOfOwnedTokenDoesNotReachAnotherTenantsBucket: a token
+// limited to its own buckets ("$owned") may sign PUT/DELETE /buckets/{b}
+// for a bucket that does not exist yet (it could create it). Such a URL
+// was checked at use by its signature only, so once another tenant had
+// created that bucket, the URL changed that tenant's settings (made it
+// public-read-write) and dropped it with all its files. A signed URL is
+// now decided at use for the token that minted it: it never grants more
+// than that token has then.
+func TestSignedURLOfOwnedTokenDoesNotReachAnotherTenantsBucket(t *testing.T) {
+	const (
+		teamA = "team-a-secret-0123456789"
+		teamB = "team-b-secret-0123456789"
+	)
+	e, _ := newAuthEnv(t, auth.Config{
+		Tokens: []auth.Token{
+			{Name: "team-a", Secret: teamA, Buckets: []string{auth.OwnedBuckets}, Access: auth.Admin},
+			{Name: "team-b", Secret: teamB, Buckets: []string{auth.OwnedBuckets}, Access: auth.Admin},
+		},
+		SigningKey: signingKey,
+	})
+	// team-a signs, ahead of time, the administration of a name nobody has.
+	signed := func(method, path string) string {
+		res, body := e.signURL(teamA, method, path, "24h")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("team-a signs %s %s: %d %s", method, path, res.StatusCode, body)
+		}
+		var s struct{ URL string }
+		mustJSON(t, body, &s)
+		return s.URL
+	}
+	putURL := signed("PUT", "/buckets/victim")
+	dropURL := signed("DELETE", "/buckets/victim?force=true")
+
+	// team-b creates the bucket and stores a file in it.
+	if res, body := e.do("PUT", "/buckets/victim", bearer(teamB), ""); res.StatusCode != 200 {
+		t.Fatalf("team-b creates victim: %d %s", res.StatusCode, body)
+	}
+	e.put("/b/victim/payroll.csv", "secret", bearer(teamB))
+	// team-a's token itself reaches nothing there.
+	if res, _ := e.do("PUT", "/buckets/victim", bearer(teamA), `{"acl":"public-read-write"}`); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("team-a's own token on victim: %d, want 403", res.StatusCode)
+	}
+
+	res, body := e.do("PUT", putURL, map[string]string{"Content-Type": "application/json"}, `{"acl":"public-read-write"}`)
+	if res.StatusCode == http.StatusOK {
+		t.Errorf("team-a's pre-signed PUT changed team-b's bucket settings: %d %s", res.StatusCode, body)
+	}
+	res, body = e.do("DELETE", dropURL, nil, "")
+	if res.StatusCode == http.StatusNoContent {
+		t.Errorf("team-a's pre-signed DELETE dropped team-b's bucket and its files: %d %s", res.StatusCode, body)
+	}
+	if files, _ := e.counts("victim"); files != 1 {
+		t.Errorf("team-b's bucket holds %d files after team-a's signed URLs, want its 1", files)
+	}
+
+	// What team-a may still do, its URL does: create a bucket of its own,
+	// which it then owns as if it had created it itself.
+	res, body = e.do("PUT", signed("PUT", "/buckets/team-a-media"), nil, "")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("team-a's signed PUT of a new bucket: %d %s", res.StatusCode, body)
+	}
+	if res, body := e.do("PUT", "/b/team-a-media/x", bearer(teamA), "x"); res.StatusCode != http.StatusCreated {
+		t.Errorf("team-a writes into the bucket its signed URL created: %d %s", res.StatusCode, body)
+	}
 }
 
 func TestSignDisabled(t *testing.T) {
@@ -308,7 +374,7 @@ func TestAuthStatus(t *testing.T) {
 	off := newEnv(t, gateway.Config{})
 	on, a := newAuthEnv(t, testAuthConfig())
 	// Even a valid signature for GET /auth names no one.
-	signedQuery, err := a.Sign("GET", "/auth", nil, time.Now().Add(time.Minute))
+	signedQuery, err := a.Sign(auth.KeyHolder, "GET", "/auth", nil, time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func listQuery(c echo.Context) (buckets.Query, error) {
 			q.After = v
 		case k == "delimiter":
 			// Read by listFiles, which lists folders with it.
-		case k == auth.ParamExpires || k == auth.ParamSignature:
+		case k == auth.ParamExpires || k == auth.ParamSignature || k == auth.ParamBy:
 			// A signed URL's credential, checked by access control.
 		case k == "limit":
 			n, err := intParam(c, "limit", 0)

@@ -231,7 +231,9 @@ func (d *Door) Signable(method, path string) (bucket string, ok bool) {
 const signedMethod = "TUS"
 
 // authorize checks write access to bucket. A signed creation URL gets its
-// Location signed, until the same time, for the upload it created.
+// Location signed, until the same time and for the same token, for the
+// upload it created: each request on the upload is decided again for that
+// token.
 func (d *Door) authorize(r *http.Request, bucket, id string) (sign func(string) string, err error) {
 	a := d.cfg.Auth
 	if a == nil || !a.Enabled() {
@@ -249,13 +251,14 @@ func (d *Door) authorize(r *http.Request, bucket, id string) (sign func(string) 
 	if !signed || id != "" {
 		return nil, nil
 	}
+	by := r.URL.Query().Get(auth.ParamBy) // verified by Authorize
 	unix, _ := strconv.ParseInt(r.URL.Query().Get(auth.ParamExpires), 10, 64)
 	expires := time.Unix(unix, 0)
 	if latest := time.Now().Add(a.MaxSignedLife()); expires.After(latest) {
 		expires = latest
 	}
 	return func(path string) string {
-		q, err := a.Sign(signedMethod, path, url.Values{}, expires)
+		q, err := a.Sign(by, signedMethod, path, url.Values{}, expires)
 		if err != nil {
 			d.cfg.Logger.Error("sign the upload's location", "error", err)
 			return ""

@@ -56,7 +56,7 @@ func (a *app) newSignCommand() *cobra.Command {
 			}
 			// Refused beyond auth's maximum: the gateway would refuse the
 			// URL anyway, and a long-lived one is what a leak must not give.
-			q, err := authz.Sign(method, u.Path, query, time.Now().Add(expires))
+			q, err := authz.Sign(auth.KeyHolder, method, u.Path, query, time.Now().Add(expires))
 			if errors.Is(err, auth.ErrSignedLifeTooLong) {
 				return usagef("--expires %s: %w (auth.max_signed_life is %s)", expires, err, authz.MaxSignedLife())
 			}
