@@ -3,7 +3,6 @@ package s3
 import (
 	"encoding/base64"
 	"encoding/xml"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -136,7 +135,7 @@ func (s *Server) createBucket(req *request) error {
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	body, err := s.readSmallBody(req) // the location constraint signed
 	if err != nil {
 		return err
 	}

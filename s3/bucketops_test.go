@@ -3,6 +3,7 @@ package s3_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -335,5 +336,23 @@ func TestPutWithContentRangeRefused(t *testing.T) {
 	}
 	if parts := e.must(200, "GET", "/crng/mp?uploadId="+id, "").body; strings.Contains(parts, "<Part>") {
 		t.Errorf("UploadPart with Content-Range stored a part:\n%s", parts)
+	}
+}
+
+// TestCreateBucketBodyMustBeTheSignedOne: CreateBucket read its body
+// (the location constraint, kept for GetBucketLocation) without checking
+// it against the x-amz-content-sha256 the request signed.
+func TestCreateBucketBodyMustBeTheSignedOne(t *testing.T) {
+	e := newS3Env(t, suiteAuth(), s3.Config{})
+	signedBody := []byte(`<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>`)
+	sentBody := []byte(`<CreateBucketConfiguration><LocationConstraint>us-west-2</LocationConstraint></CreateBucketConfiguration>`)
+	r := e.request("PUT", "/located", sentBody)
+	newSigner(adminKey, adminSecret).signAll(r, signedBody)
+	code, _, body := e.send(r)
+	if code != http.StatusBadRequest || xmlValue(body, "Code") != "XAmzContentSHA256Mismatch" {
+		t.Errorf("CreateBucket body other than the signed one: %d %s, want 400 XAmzContentSHA256Mismatch", code, body)
+	}
+	if found, err := e.db.Exists(context.Background(), "located"); err != nil || found {
+		t.Errorf("bucket created from an unsigned body: %v %v", found, err)
 	}
 }

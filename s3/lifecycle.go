@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -103,9 +102,10 @@ func (s *Server) putLifecycle(req *request) error {
 	if _, err := s.checkBucket(ctx, req.bucket); err != nil {
 		return err
 	}
-	body, err := io.ReadAll(io.LimitReader(req.r.Body, maxLifecycleBody+1))
+	// The rules that expire files are what the client signed, no other.
+	body, err := s.readSmallBody(req)
 	if err != nil {
-		return errorf(ErrIncompleteBody, "%v", err)
+		return err
 	}
 	if len(body) > maxLifecycleBody {
 		return errorf(ErrInvalidRequest, "the lifecycle configuration is larger than %d bytes", maxLifecycleBody)
