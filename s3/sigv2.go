@@ -33,12 +33,21 @@ func isSignedV2(r *http.Request) bool {
 }
 
 // subResources are the query parameters a Version 2 signature covers, in
-// the order it lists them.
+// the order it lists them (sorted by byte). They are AWS's list and every
+// other sub-resource the router chooses an operation by (publicAccessBlock,
+// ownershipControls, policyStatus, attributes, and those it answers
+// NotImplemented): one left unsigned would turn a signed request for one
+// operation into another (a presigned DeleteBucket into a
+// DeletePublicAccessBlock). Clients that leave those out of the string
+// they sign (botocore, s3cmd) get SignatureDoesNotMatch for those
+// operations: they must sign them with Version 4.
 var subResources = []string{
-	"acl", "cors", "delete", "encryption", "legal-hold", "lifecycle", "location", "logging", "notification", "partNumber",
-	"policy", "replication", "requestPayment", "response-cache-control", "response-content-disposition",
-	"response-content-encoding", "response-content-language", "response-content-type", "response-expires", "retention",
-	"select", "select-type", "tagging", "torrent", "uploadId", "uploads", "versionId", "versioning", "versions", "website",
+	"accelerate", "acl", "analytics", "attributes", "cors", "delete", "encryption", "intelligent-tiering", "inventory",
+	"legal-hold", "lifecycle", "location", "logging", "metrics", "notification", "object-lock", "ownershipControls",
+	"partNumber", "policy", "policyStatus", "publicAccessBlock", "replication", "requestPayment", "response-cache-control",
+	"response-content-disposition", "response-content-encoding", "response-content-language", "response-content-type",
+	"response-expires", "restore", "retention", "select", "select-type", "tagging", "torrent", "uploadId", "uploads",
+	"versionId", "versioning", "versions", "website",
 }
 
 // verifySignatureV2 checks r's Version 2 signature against keys (nil: not

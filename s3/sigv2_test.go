@@ -1,6 +1,7 @@
 package s3_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/s3"
 )
 
@@ -110,5 +112,43 @@ func TestVirtualHostedStyle(t *testing.T) {
 	r = e.must(200, "GET", "/?list-type=2", "", "Host", "vhost.s3.example.test", "Date", date, "Authorization", auth("GET", "/vhost/"))
 	if !strings.Contains(r.body, "<Key>dir/key</Key>") || !strings.Contains(r.body, "<Name>vhost</Name>") {
 		t.Errorf("virtual-hosted ListObjectsV2:\n%s", r.body)
+	}
+}
+
+// TestSigV2SignsTheSubResourceThatChoosesTheOperation: a Version 2
+// signature covered only AWS's list of sub-resources; publicAccessBlock,
+// ownershipControls, policyStatus and attributes, which select other
+// operations, were not among them. A V2 presigned URL for DeleteBucket was
+// then also a DeletePublicAccessBlock of that bucket (and a PUT for
+// CreateBucket a PutPublicAccessBlock with a body of its holder's
+// choosing): its holder lifted the bucket's public access block.
+func TestSigV2SignsTheSubResourceThatChoosesTheOperation(t *testing.T) {
+	e := newSignedEnv(t, s3.Config{})
+	date := time.Now().UTC().Format(http.TimeFormat)
+	h := http.Header{}
+	e.must(200, "PUT", "/locked", "", "Date", date, "Authorization", "AWS "+testKey+":"+signV2(testSecret, "PUT", "/locked", date, h))
+	ctx := context.Background()
+	block := &buckets.PublicAccessBlock{BlockPublicACLs: true, IgnorePublicACLs: true, RestrictPublicBuckets: true}
+	if _, err := e.db.SetPublicAccessBlock(ctx, "locked", block); err != nil {
+		t.Fatal(err)
+	}
+	// The admin hands out a presigned DeleteBucket link (V2 query form).
+	exp := fmt.Sprint(time.Now().Add(time.Hour).Unix())
+	q := url.Values{"AWSAccessKeyId": {testKey}, "Expires": {exp}, "Signature": {signV2(testSecret, "DELETE", "/locked", exp, http.Header{})}}
+	r := e.do("DELETE", "/locked?publicAccessBlock&"+q.Encode(), "")
+	if r.status != http.StatusForbidden {
+		t.Errorf("presigned V2 DeleteBucket used as DeletePublicAccessBlock: %d %s, want 403 SignatureDoesNotMatch", r.status, r.body)
+	}
+	b, err := e.db.Bucket(ctx, "locked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Settings().PublicAccessBlock == nil {
+		t.Errorf("the bucket's public access block was removed by a link signed for another operation")
+	}
+	// Signed with its sub-resource, the same operation is served.
+	q = url.Values{"AWSAccessKeyId": {testKey}, "Expires": {exp}, "Signature": {signV2(testSecret, "DELETE", "/locked?publicAccessBlock", exp, http.Header{})}}
+	if r := e.do("DELETE", "/locked?publicAccessBlock&"+q.Encode(), ""); r.status != http.StatusNoContent {
+		t.Errorf("presigned V2 DeletePublicAccessBlock: %d %s, want 204", r.status, r.body)
 	}
 }
