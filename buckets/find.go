@@ -241,10 +241,8 @@ func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 	}
 	var and bson.A
 	if q.Regex != "" {
-		// MongoDB speaks PCRE, not Go's RE2; this catches most mistakes
-		// before the store does and gives a readable reason.
-		if _, err := regexp.Compile(q.Regex); err != nil {
-			return nil, fmt.Errorf("%w: regex: %v", ErrInvalidQuery, err)
+		if err := CheckRegex(q.Regex); err != nil {
+			return nil, err
 		}
 		and = append(and, bson.D{{Key: "filename", Value: bson.Regex{Pattern: q.Regex}}})
 	}
@@ -269,6 +267,17 @@ func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 		filter = append(filter, bson.E{Key: "$and", Value: and})
 	}
 	return filter, nil
+}
+
+// CheckRegex returns ErrInvalidQuery for a Query.Regex that Find would
+// refuse, without a store: callers check what they were given before
+// connecting. MongoDB speaks PCRE, not Go's RE2; this catches most
+// mistakes before the store does and gives a readable reason.
+func CheckRegex(pattern string) error {
+	if _, err := regexp.Compile(pattern); err != nil {
+		return fmt.Errorf("%w: regex: %v", ErrInvalidQuery, err)
+	}
+	return nil
 }
 
 // checkMetadataFilter refuses a metadata filter the store would misread or

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/spf13/cobra"
 )
 
@@ -55,6 +56,10 @@ func exitStatus(err error) int {
 		return exitUsage
 	case errors.As(err, &d):
 		return exitDamage
+	// A regex or --regexOptions the command was given that no store
+	// would read: the typo is the user's, whichever side caught it.
+	case errors.Is(err, buckets.ErrInvalidQuery):
+		return exitUsage
 	// cobra reports an unknown command with a plain error of its own.
 	case strings.HasPrefix(err.Error(), "unknown command "):
 		return exitUsage

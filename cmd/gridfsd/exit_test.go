@@ -69,6 +69,28 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 }
 
+// TestMalformedFlagValuesExit2: a flag value or a pattern that cannot be
+// read is wrong usage, refused before connecting (no "connected to" on
+// stderr); a well-formed range outside the file is a failure.
+func TestMalformedFlagValuesExit2(t *testing.T) {
+	e := newEnv(t)
+	e.upload("fs", "c", "0123456789", buckets.UploadOptions{})
+	for _, args := range [][]string{
+		{"cat", "c", "--range", "x"},
+		{"get_regex", "c", "--regexOptions", "x"},
+		{"get_regex", "("},
+		{"buckets", "create", "b", "--chunk-size", "lots"},
+		{"buckets", "create", "b", "--max-file-size", "lots"},
+		{"search", "("},
+	} {
+		e.failsWith(exitUsage, args...)
+		if r := e.run(nil, args...); r.err != "" {
+			t.Errorf("gridfsd %s wrote %q on stderr; want nothing before the usage error", strings.Join(args, " "), r.err)
+		}
+	}
+	e.failsWith(exitFailure, "cat", "c", "--range", "10-")
+}
+
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		out, err := execute(t, args...)

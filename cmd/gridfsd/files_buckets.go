@@ -65,18 +65,18 @@ func (a *app) bucketsCreateCommand() *cobra.Command {
 			if chunkSize != "" {
 				n, err := config.ParseSize(chunkSize)
 				if err != nil {
-					return fmt.Errorf("--chunk-size: %w", err)
+					return usagef("--chunk-size: %w", err)
 				}
 				// Settings read 0 as "the default"; asked for, it is an error.
 				if err := chunker.CheckChunkSize(n); err != nil {
-					return fmt.Errorf("--chunk-size: %w", err)
+					return usagef("--chunk-size: %w", err)
 				}
 				st.ChunkSize = int(n)
 			}
 			if maxFileSize != "" {
 				n, err := config.ParseSize(maxFileSize)
 				if err != nil {
-					return fmt.Errorf("--max-file-size: %w", err)
+					return usagef("--max-file-size: %w", err)
 				}
 				st.MaxFileSize = n
 			}

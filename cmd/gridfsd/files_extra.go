@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -154,6 +155,11 @@ func (a *app) catCommand() *cobra.Command {
 		Short: "Write a file, or a byte range of it, to stdout",
 		Args:  t.args(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The spec's syntax, before connecting: no offset is past a
+			// file of the largest length.
+			if _, _, err := parseRange(spec, math.MaxInt64); err != nil {
+				return err
+			}
 			s, err := a.open(cmd, true)
 			if err != nil {
 				return err
@@ -190,13 +196,14 @@ func (a *app) catCommand() *cobra.Command {
 }
 
 // parseRange reads an HTTP-style byte range of a file of length bytes and
-// returns its offset and size. An empty spec is the whole file.
+// returns its offset and size. An empty spec is the whole file. A spec
+// that is no range is wrong usage; errRange is a range outside the file.
 func parseRange(spec string, length int64) (off, n int64, err error) {
 	if spec == "" {
 		return 0, length, nil
 	}
 	bad := func() (int64, int64, error) {
-		return 0, 0, fmt.Errorf("--range %q: want A-B, A- or -N with byte offsets from 0", spec)
+		return 0, 0, usagef("--range %q: want A-B, A- or -N with byte offsets from 0", spec)
 	}
 	first, last, ok := strings.Cut(strings.TrimSpace(spec), "-")
 	if !ok {

@@ -42,6 +42,9 @@ func (a *app) searchCommand() *cobra.Command {
 		Short: "List files whose name matches a regular expression",
 		Args:  argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := buckets.CheckRegex(args[0]); err != nil {
+				return err
+			}
 			return a.listFiles(cmd, buckets.Query{Regex: args[0]}, asJSON)
 		},
 	}
@@ -296,6 +299,9 @@ func (a *app) getRegexCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			regex, err := withRegexOptions(args[0], regexOptions)
 			if err != nil {
+				return err
+			}
+			if err := buckets.CheckRegex(regex); err != nil {
 				return err
 			}
 			s, err := a.open(cmd, true)
