@@ -212,9 +212,9 @@ func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 		}
 		return nil
 	}
-	target := path
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		target = p
+	target, err := linkTarget(path)
+	if err != nil {
+		return fmt.Errorf("error while opening local file '%s': %w", path, err)
 	}
 	st, statErr := os.Stat(target)
 	if statErr == nil && !st.Mode().IsRegular() && !st.IsDir() {
@@ -261,6 +261,38 @@ func writeLocal(path string, w io.Writer, r io.Reader) (err error) {
 		return fmt.Errorf("error while writing data into local file '%s': %w", path, err)
 	}
 	return nil
+}
+
+// maxLinks is how many symbolic links linkTarget follows, as Linux's
+// MAXSYMLINKS.
+const maxLinks = 40
+
+// errLinkLoop is a chain of symbolic links longer than maxLinks.
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// linkTarget is the file a create of path would write: path with its
+// symbolic links resolved. A link whose target does not exist yet, which
+// EvalSymlinks refuses, names that target, read relative to the link's
+// directory; replacing the link itself with the file would break it.
+func linkTarget(path string) (string, error) {
+	for range maxLinks {
+		if p, err := filepath.EvalSymlinks(path); err == nil {
+			return p, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return path, nil // not a link: a new file, or an error the create reports
+		}
+		if !filepath.IsAbs(dest) {
+			dir := filepath.Dir(path)
+			if d, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = d
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		path = dest
+	}
+	return "", errLinkLoop
 }
 
 // copyBufferBytes is the size of copyLarge's writes: four default chunks.

@@ -636,3 +636,37 @@ func TestGetIntoSpecialLocalFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGetThroughDanglingSymlink: a link whose target does not exist yet is
+// written through, as a plain create would: the target is created, read
+// relative to the link's directory, and the link stays a link.
+func TestGetThroughDanglingSymlink(t *testing.T) {
+	e := newEnv(t)
+	e.upload("fs", "f", "content", buckets.UploadOptions{})
+	if err := os.Mkdir("sub", 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link": "target", "sub/link": "../sub-target"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		e.ok("get", "f", "-l", link)
+		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link: %v", link, err)
+		}
+		written := filepath.Join(filepath.Dir(link), target)
+		if b, err := os.ReadFile(written); err != nil || string(b) != "content" {
+			t.Errorf("%s: %q, %v; want the content written through %s", written, b, err, link)
+		}
+	}
+	// A loop has no file to write: refused, and the links left as they are.
+	if err := os.Symlink("loop", "loop"); err != nil {
+		t.Fatal(err)
+	}
+	if msg := e.fails("get", "f", "-l", "loop"); !strings.Contains(msg, "too many levels of symbolic links") {
+		t.Errorf("get -l onto a loop: %s", msg)
+	}
+	if st, err := os.Lstat("loop"); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("loop is no longer a symbolic link: %v", err)
+	}
+}
