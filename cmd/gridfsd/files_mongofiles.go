@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -349,27 +350,51 @@ func (a *app) getRegexCommand() *cobra.Command {
 
 // distinctLocalPaths refuses, before anything is written, names that would
 // land on one local file ("a/b" and "a//b"; "x" and "x/y", a file and a
-// directory): the later would silently replace the earlier.
+// directory): the later would silently replace the earlier. A folder's
+// marker is a directory, which the files inside it need, not a file.
 func distinctLocalPaths(files []*buckets.File) error {
 	byPath := map[string]string{}
+	folders := map[string]string{}
 	for _, f := range files {
 		p, err := localPathFor(f.Filename)
 		if err != nil {
 			return err
+		}
+		if isFolderMarker(f) {
+			folders[p] = f.Filename
+			continue
 		}
 		if other, ok := byPath[p]; ok {
 			return fmt.Errorf("GridFS files %q and %q would both be written to %s; get them one by one with --local", other, f.Filename, p)
 		}
 		byPath[p] = f.Filename
 	}
-	for p, name := range byPath {
-		for dir := filepath.Dir(p); dir != "."; dir = filepath.Dir(dir) {
+	inside := func(p string) (dir, other string, ok bool) {
+		for dir := p; dir != "."; dir = filepath.Dir(dir) {
 			if other, ok := byPath[dir]; ok {
-				return fmt.Errorf("GridFS file %q would be written inside %s, which GridFS file %q is written to; get them one by one with --local", name, dir, other)
+				return dir, other, true
 			}
+		}
+		return "", "", false
+	}
+	for p, name := range byPath {
+		if dir, other, ok := inside(filepath.Dir(p)); ok {
+			return fmt.Errorf("GridFS file %q would be written inside %s, which GridFS file %q is written to; get them one by one with --local", name, dir, other)
+		}
+	}
+	for p, name := range folders {
+		if dir, other, ok := inside(p); ok {
+			return fmt.Errorf("GridFS folder %q would be made a directory at %s, which GridFS file %q is written to; get them one by one with --local", name, dir, other)
 		}
 	}
 	return nil
+}
+
+// isFolderMarker tells the zero-length "docs/" that WebDAV's MKCOL and S3
+// tools store for a folder (API.md): locally it is a directory, and
+// writing it as a file named docs would leave no room for docs/a.txt.
+func isFolderMarker(f *buckets.File) bool {
+	return f.Length == 0 && strings.HasSuffix(f.Filename, "/")
 }
 
 // withRegexOptions turns mongofiles' --regexOptions into the inline flags
@@ -387,7 +412,8 @@ func withRegexOptions(regex, opts string) (string, error) {
 }
 
 // get writes f to local, or, when local is empty, to a path from its
-// name, which the store chose (see localPathFor).
+// name, which the store chose (see localPathFor). A folder's marker makes
+// a directory there instead.
 func (s *session) get(f *buckets.File, local string) error {
 	path := local
 	if path == "" {
@@ -395,6 +421,13 @@ func (s *session) get(f *buckets.File, local string) error {
 		if path, err = localPathFor(f.Filename); err != nil {
 			return err
 		}
+	}
+	if isFolderMarker(f) && path != "-" {
+		if err := os.MkdirAll(path, 0o777); err != nil {
+			return fmt.Errorf("error while making local directory '%s': %w", path, err)
+		}
+		s.logf("made directory %s", path)
+		return nil
 	}
 	d, err := s.bucket.Open(s.ctx, f)
 	if err != nil {

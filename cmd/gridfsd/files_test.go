@@ -670,3 +670,41 @@ func TestGetThroughDanglingSymlink(t *testing.T) {
 		t.Errorf("loop is no longer a symbolic link: %v", err)
 	}
 }
+
+// TestGetRegexOverAFolderWithItsMarker: a folder made through WebDAV
+// (MKCOL) or an S3 tool is a zero-length "docs/" (API.md). get_regex,
+// get_id and get make it a directory, never a file named docs that would
+// leave no room for docs/a.txt; a file named like the folder still
+// conflicts with it.
+func TestGetRegexOverAFolderWithItsMarker(t *testing.T) {
+	e := newEnv(t)
+	marker := e.upload("fs", "docs/", "", buckets.UploadOptions{})
+	e.upload("fs", "docs/a.txt", "A", buckets.UploadOptions{})
+	isDir := func(p string) {
+		t.Helper()
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			t.Errorf("%s: %v; want a directory", p, err)
+		}
+	}
+	e.ok("get_regex", "^docs/")
+	if got := e.readLocal("docs/a.txt"); got != "A" {
+		t.Errorf("docs/a.txt holds %q", got)
+	}
+	isDir("docs")
+	e.ok("get", "docs/")
+	isDir("docs")
+	if err := os.RemoveAll("docs"); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("get_id", buckets.FormatID(marker.ID))
+	isDir("docs")
+
+	e.upload("fs", "x/", "", buckets.UploadOptions{})
+	e.upload("fs", "x", "a file", buckets.UploadOptions{})
+	if msg := e.fails("get_regex", "^x"); !strings.Contains(msg, "one by one with --local") {
+		t.Errorf("get_regex over a file and a folder of one name: %s", msg)
+	}
+	if _, err := os.Stat("x"); !os.IsNotExist(err) {
+		t.Errorf("get_regex wrote x before refusing: %v", err)
+	}
+}
