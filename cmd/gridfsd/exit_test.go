@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // failsWith runs a command that must fail with the given exit status and
@@ -110,17 +112,55 @@ func TestFlagsBeforeCommand(t *testing.T) {
 		{[]string{"--prefix=media", "-l", "out.bin", "get", "x"}, []string{"get", "--prefix=media", "-l", "out.bin", "x"}},
 		{[]string{"list", "--quiet"}, []string{"list", "--quiet"}},
 		{[]string{"--", "list"}, []string{"--", "list"}},
+		{[]string{"--force", "buckets", "drop", "scratch"}, []string{"buckets", "drop", "--force", "scratch"}},
+		{[]string{"buckets", "--quiet", "create", "b", "--chunk-size", "1KiB"}, []string{"buckets", "create", "--quiet", "b", "--chunk-size", "1KiB"}},
+		{[]string{"--chunk-size", "create", "buckets", "create", "b"}, []string{"buckets", "create", "--chunk-size", "create", "b"}},
+		{[]string{"get", "buckets", "create"}, []string{"get", "buckets", "create"}},
 	} {
 		if got := commandFirst(root, tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("commandFirst(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	// commandFirst tells a flag's value from a command by the flag's name
+	// before it knows the command: a name must take a value in every
+	// command that has it, or in none.
+	takesValue := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			v := f.NoOptDefVal == ""
+			if prev, ok := takesValue[f.Name]; ok && prev != v {
+				t.Errorf("--%s takes a value in some commands and not in %s", f.Name, c.CommandPath())
+			}
+			takesValue[f.Name] = v
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 
 	e := newEnv(t)
 	e.upload("media", "clip.webm", "frames", buckets.UploadOptions{})
 	out, err := execute(t, "--uri", e.uri, "-d", e.db.Name(), "--prefix", "media", "--quiet", "list")
 	if err != nil || out != "clip.webm\t6\n" {
 		t.Errorf("flags before list: %q, %v", out, err)
+	}
+}
+
+// TestSubcommandFlagsBeforeCommand: a flag of a command under buckets,
+// typed before it, works as --quiet before list does.
+func TestSubcommandFlagsBeforeCommand(t *testing.T) {
+	e := newEnv(t)
+	e.upload("scratch", "f", "data", buckets.UploadOptions{})
+	if _, err := execute(t, "--uri", e.uri, "-d", e.db.Name(), "--quiet", "--force", "buckets", "drop", "scratch"); err != nil {
+		t.Fatalf("gridfsd --force buckets drop scratch: %v (status %d)", err, exitStatus(err))
+	}
+	if _, err := execute(t, "--uri", e.uri, "--chunk-size", "1KiB", "buckets", "-d", e.db.Name(), "--quiet", "create", "photos"); err != nil {
+		t.Fatalf("gridfsd --chunk-size 1KiB buckets create photos: %v (status %d)", err, exitStatus(err))
+	}
+	if out := e.ok("buckets"); out != "photos\t0\t0\t1024\n" {
+		t.Errorf("buckets after drop and create: %q", out)
 	}
 }
 

@@ -119,45 +119,73 @@ func sizeFlag(fs *pflag.FlagSet, key, usage string) {
 	fs.Var(&v, key, usage)
 }
 
-// commandFirst moves the command name in front of the flags typed before
-// it, so that "gridfsd --quiet -d media list" works as mongofiles' own
-// "mongofiles <options> <command>" does: cobra alone knows only the root's
-// flags before a command. A flag's value is never taken for a command.
+// commandFirst moves the command's path (its name, and the names of the
+// subcommands leading to it: "buckets drop") in front of the flags typed
+// before or between them, so that "gridfsd --quiet -d media list" and
+// "gridfsd --force buckets drop x" work as mongofiles' own "mongofiles
+// <options> <command>" does: cobra alone knows only a command's own flags
+// before the name of its subcommand. A flag's value is never taken for a
+// command; the first argument that names no subcommand ends the path.
 func commandFirst(root *cobra.Command, args []string) []string {
+	// Whether a flag takes a value, over every command: a flag typed
+	// before the command belongs to one not found yet. A name means the
+	// same in every command that has it (TestFlagsBeforeCommand).
 	takesValue := map[string]bool{}
-	note := func(f *pflag.Flag) {
-		v := f.NoOptDefVal == ""
-		takesValue["--"+f.Name] = v
-		if f.Shorthand != "" {
-			takesValue["-"+f.Shorthand] = v
+	var note func(c *cobra.Command)
+	note = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.PersistentFlags(), c.Flags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				v := f.NoOptDefVal == ""
+				takesValue["--"+f.Name] = v
+				if f.Shorthand != "" {
+					takesValue["-"+f.Shorthand] = v
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			note(sub)
 		}
 	}
-	root.PersistentFlags().VisitAll(note)
-	commands := map[string]bool{}
-	for _, c := range root.Commands() {
-		c.Flags().VisitAll(note)
-		commands[c.Name()] = true
-	}
-	for i := 0; i < len(args); i++ {
+	note(root)
+	var path, flags []string
+	c := root
+	i := 0
+scan:
+	for ; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return args
+			break scan
 		case strings.HasPrefix(a, "-"):
-			if !strings.Contains(a, "=") && takesValue[a] {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && takesValue[a] && i+1 < len(args) {
 				i++ // its value
+				flags = append(flags, args[i])
 			}
-		case commands[a]:
-			if i == 0 {
-				return args
-			}
-			out := append([]string{a}, args[:i]...)
-			return append(out, args[i+1:]...)
 		default:
-			return args // a positional argument before any command: leave it to cobra
+			sub := subcommand(c, a)
+			if sub == nil {
+				break scan // a positional argument, or an unknown command cobra reports
+			}
+			path = append(path, a)
+			c = sub
 		}
 	}
-	return args
+	if len(path) == 0 {
+		return args
+	}
+	out := append(path, flags...)
+	return append(out, args[i:]...)
+}
+
+// subcommand is c's subcommand called name, or nil.
+func subcommand(c *cobra.Command, name string) *cobra.Command {
+	for _, sub := range c.Commands() {
+		if sub.Name() == name {
+			return sub
+		}
+	}
+	return nil
 }
 
 // bind makes flags that were set on the command line override the
