@@ -156,6 +156,10 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := &exchange{bucket: bucket, expect: r.ContentLength, requestID: w.Header().Get("X-Request-Id"), patch: method == http.MethodPatch}
+	if r.Body != nil {
+		ex.body = &requestBody{ReadCloser: r.Body}
+		r.Body = ex.body
+	}
 	rw := &reply{ResponseWriter: w, door: d, ex: ex}
 	if method != http.MethodOptions {
 		sign, err := d.authorize(r, bucket, id)

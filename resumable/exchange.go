@@ -9,10 +9,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"hash"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
@@ -31,6 +33,9 @@ type exchange struct {
 	checksum     hash.Hash
 	checksumWant []byte
 	expect       int64 // Content-Length, or -1
+	// body is the request's body as it arrives, beneath tusd's handler,
+	// which caps it (see overflowReader).
+	body *requestBody
 
 	// patch: the request appends (PATCH), and may use the record its
 	// lock kept (see GetUpload).
@@ -83,6 +88,42 @@ func (ex *exchange) noteFile(bucket string, r *buckets.Resumable) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	ex.fileID = r.FileID
+}
+
+// requestBody counts the bytes read from a request's body.
+type requestBody struct {
+	io.ReadCloser
+	n atomic.Int64
+}
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// overflowReader is tusd's reader of a request's body, which ends a body
+// running past the room the upload has left (Upload-Length, Tus-Max-Size)
+// as if it ended there: tusd caps the body with http.MaxBytesReader and
+// its bodyReader turns the overflow into a plain EOF, keeping the error
+// for the reply. Given that EOF, an append would keep and commit the
+// body's first bytes while the client is told 413. overflowReader fails
+// the read with buckets.ErrTooLarge instead, so that the append keeps
+// nothing: http.MaxBytesReader reads one byte past its cap to see the
+// overflow, so the request's body gave more bytes than tusd's reader did.
+type overflowReader struct {
+	r    io.Reader
+	body *requestBody
+	n    int64
+}
+
+func (o *overflowReader) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	o.n += int64(n)
+	if err == io.EOF && o.body != nil && o.body.n.Load() > o.n {
+		return n, fmt.Errorf("%w: the body runs past the %d bytes the upload has room for", buckets.ErrTooLarge, o.n)
+	}
+	return n, err
 }
 
 // ChecksumAlgorithms are the algorithms of the checksum extension, in

@@ -160,6 +160,9 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 	if ex != nil {
 		opts.Checksum, opts.Want, opts.Expect = ex.checksum, ex.checksumWant, ex.expect
 	}
+	if ex != nil {
+		src = &overflowReader{r: src, body: ex.body}
+	}
 	counted := &countingReader{r: src}
 	// tusd read the record under the upload's lock (GetUpload), or just
 	// created it (a creation with a body): it is the truth.

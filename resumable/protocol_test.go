@@ -1,0 +1,121 @@
+package resumable_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gridfsd/gridfsd/buckets"
+	"github.com/gridfsd/gridfsd/internal/storetest"
+	"github.com/gridfsd/gridfsd/resumable"
+)
+
+// rawRequest sends a request as given: body may be a reader of unknown
+// length (length -1: chunked), no header is added, and a "Host" pair sets
+// the request's Host.
+func rawRequest(t *testing.T, method, url string, body io.Reader, length int64, hdr ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = length
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+// chunked hides a body's length from net/http: it goes chunked.
+func chunked(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) }
+
+const offsetStream = "application/offset+octet-stream"
+
+// noFile fails the test if the bucket fs holds a file named name.
+func noFile(t *testing.T, db *buckets.DB, name, why string) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := db.Bucket(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := b.OpenName(ctx, name, -1); err == nil {
+		got, _ := io.ReadAll(d)
+		d.Close()
+		t.Errorf("%s committed the file %q (the first bytes of its body)", why, got)
+	}
+}
+
+// A body without Content-Length (chunked) that runs past the room the
+// upload has left is answered 413 and appends nothing, as one with
+// Content-Length: tusd's handler caps it and ends it as if it ended there,
+// which made the append keep, and commit, its first bytes.
+func TestChunkedBodyPastTheRoomLeftAppendsNothing(t *testing.T) {
+	t.Run("PATCH past Upload-Length", func(t *testing.T) {
+		srv, db := testDoor(t)
+		res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", "10", "Upload-Metadata", tusMetadata("filename", "over"))
+		if res.StatusCode != http.StatusCreated {
+			t.Fatalf("create: %d", res.StatusCode)
+		}
+		loc := res.Header.Get("Location")
+		res = rawRequest(t, http.MethodPatch, srv.URL+loc, chunked("0123456789ABCDEF"), -1,
+			"Tus-Resumable", "1.0.0", "Upload-Offset", "0", "Content-Type", offsetStream)
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("chunked PATCH of 16 bytes into 10: %d, want 413", res.StatusCode)
+		}
+		head := rawRequest(t, http.MethodHead, srv.URL+loc, nil, 0, "Tus-Resumable", "1.0.0")
+		if got := head.Header.Get("Upload-Offset"); got != "0" {
+			t.Errorf("after a 413 PATCH the upload is at offset %s, want 0 (nothing appended)", got)
+		}
+		noFile(t, db, "over", "a PATCH answered 413")
+		// One byte too many is told from a full body too.
+		res = rawRequest(t, http.MethodPatch, srv.URL+loc, chunked("0123456789A"), -1,
+			"Tus-Resumable", "1.0.0", "Upload-Offset", "0", "Content-Type", offsetStream)
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("chunked PATCH of 11 bytes into 10: %d, want 413", res.StatusCode)
+		}
+		noFile(t, db, "over", "a PATCH of one byte too many answered 413")
+		res = rawRequest(t, http.MethodPatch, srv.URL+loc, chunked("0123456789"), -1,
+			"Tus-Resumable", "1.0.0", "Upload-Offset", "0", "Content-Type", offsetStream)
+		if res.StatusCode != http.StatusNoContent || res.Header.Get("X-Gridfs-Id") == "" {
+			t.Errorf("chunked PATCH of the 10 bytes left: %d, X-Gridfs-Id %q; want 204 and the file", res.StatusCode, res.Header.Get("X-Gridfs-Id"))
+		}
+	})
+	t.Run("creation with upload past Upload-Length", func(t *testing.T) {
+		srv, db := testDoor(t)
+		res := rawRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", chunked("0123456789"), -1,
+			"Tus-Resumable", "1.0.0", "Upload-Length", "4", "Content-Type", offsetStream,
+			"Upload-Metadata", tusMetadata("filename", "cwu"))
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("chunked creation of 10 bytes with Upload-Length 4: %d, want 413", res.StatusCode)
+		}
+		noFile(t, db, "cwu", "a creation answered 413")
+	})
+	t.Run("deferred length past Tus-Max-Size", func(t *testing.T) {
+		db := buckets.NewDB(storetest.MustOpenDB(t))
+		srv := serveDoor(t, resumable.Config{DB: db, MaxSize: 10})
+		res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Defer-Length", "1", "Upload-Metadata", tusMetadata("filename", "d"))
+		loc := res.Header.Get("Location")
+		res = rawRequest(t, http.MethodPatch, srv.URL+loc, chunked("0123456789ABCDEF"), -1,
+			"Tus-Resumable", "1.0.0", "Upload-Offset", "0", "Content-Type", offsetStream)
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("chunked PATCH of 16 bytes past Tus-Max-Size 10: %d, want 413", res.StatusCode)
+		}
+		head := rawRequest(t, http.MethodHead, srv.URL+loc, nil, 0, "Tus-Resumable", "1.0.0")
+		if got := head.Header.Get("Upload-Offset"); got != "0" {
+			t.Errorf("after a 413 PATCH the upload is at offset %s, want 0 (nothing appended)", got)
+		}
+	})
+}
