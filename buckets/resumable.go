@@ -310,18 +310,16 @@ func (b *Bucket) fallBack(ctx context.Context, id string, offset int64, p *Pendi
 	return nil
 }
 
-// DeclareResumableLength sets the length of an upload created without one.
-// It returns ErrInvalidLength (already declared, or below the offset) or
+// DeclareResumableLength sets the length of an upload created without one;
+// declaring the length it has already changes nothing. It returns
+// ErrInvalidLength (another length declared, or below the offset) or
 // ErrTooLarge.
 func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length int64) error {
 	r, err := b.Resumable(ctx, id)
 	if err != nil {
 		return err
 	}
-	if r.Length >= 0 || length < r.Offset {
-		return fmt.Errorf("%w: %d (length %d, offset %d)", ErrInvalidLength, length, r.Length, r.Offset)
-	}
-	if err := b.CheckUploadSize(length); err != nil {
+	if _, err := b.WithDeclaredLength(r, length); err != nil || r.Length == length {
 		return err
 	}
 	defer b.forgetRecord(id)
@@ -334,6 +332,25 @@ func (b *Bucket) DeclareResumableLength(ctx context.Context, id string, length i
 		return fmt.Errorf("%w: declared meanwhile", ErrInvalidLength)
 	}
 	return nil
+}
+
+// WithDeclaredLength returns a copy of rec, an upload created without a
+// length, with length declared, for AppendResumable to record with the
+// offset it appends: a declaration whose append fails (a checksum
+// mismatch, a body too long) declares nothing, and the client may send it
+// again. Declaring the length the upload has already changes nothing. It
+// returns ErrInvalidLength (another length declared, or below the offset)
+// or ErrTooLarge, as DeclareResumableLength.
+func (b *Bucket) WithDeclaredLength(rec *Resumable, length int64) (*Resumable, error) {
+	if rec.Length >= 0 && rec.Length != length || length < rec.Offset {
+		return nil, fmt.Errorf("%w: %d (length %d, offset %d)", ErrInvalidLength, length, rec.Length, rec.Offset)
+	}
+	if err := b.CheckUploadSize(length); err != nil {
+		return nil, err
+	}
+	c := *rec
+	c.Length = length
+	return &c, nil
 }
 
 // AppendOptions check an append.
@@ -357,7 +374,9 @@ type AppendOptions struct {
 // AppendResumable appends the content of r to the upload rec at offset,
 // which must be the upload's offset (ErrOffsetMismatch), and returns the
 // new record. The caller holds the upload's lock (LockResumable) and read
-// rec under it (Resumable), so that rec is the truth. Bytes past the upload's
+// rec under it (Resumable), so that rec is the truth; its length, when
+// declared for this append (WithDeclaredLength), is recorded with the new
+// offset, and not at all when the append fails. Bytes past the upload's
 // length or its UploadLimit return ErrTooLarge with nothing appended; a
 // store short of space, ErrInsufficientStorage. When r ends early (a
 // client gone) what arrived stays appended. When the last byte arrives the
@@ -494,7 +513,7 @@ func (b *Bucket) AppendResumable(ctx context.Context, rec *Resumable, offset int
 			bson.D{{Key: "$set", Value: bson.D{
 				{Key: "offset", Value: next.Offset}, {Key: "hash", Value: next.Hash}, {Key: "tail", Value: next.Tail},
 				{Key: "writing", Value: false}, {Key: "expires", Value: next.Expires}, {Key: "finished", Value: next.Finished},
-				{Key: "pending", Value: next.Pending},
+				{Key: "pending", Value: next.Pending}, {Key: "length", Value: next.Length},
 			}}})
 		if err != nil {
 			return fmt.Errorf("resumable upload %q: record offset: %w", id, err)
@@ -556,10 +575,12 @@ func (b *Bucket) prepareAppend(ctx context.Context, rec *Resumable, lock *Upload
 		return nil
 	}
 	// An append whose commit landed but whose record update did not: the
-	// chunks past the offset are the file's.
-	if _, err := b.stat(ctx, rec.FileID); err == nil {
+	// chunks past the offset are the file's. The length is the file's: one
+	// declared with that append was to be recorded by that update.
+	if f, err := b.stat(ctx, rec.FileID); err == nil {
 		b.resumables().UpdateOne(ctx, bson.D{{Key: "_id", Value: rec.ID}}, bson.D{{Key: "$set", Value: bson.D{
-			{Key: "offset", Value: rec.Length}, {Key: "finished", Value: true}, {Key: "writing", Value: false}, {Key: "tail", Value: nil},
+			{Key: "offset", Value: f.Length}, {Key: "length", Value: f.Length}, {Key: "finished", Value: true},
+			{Key: "writing", Value: false}, {Key: "tail", Value: nil},
 		}}})
 		return fmt.Errorf("%w: the upload completed meanwhile", ErrOffsetMismatch)
 	}

@@ -155,7 +155,10 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusPreconditionFailed, "missing or unsupported Tus-Resumable: this server speaks 1.0.0")
 		return
 	}
-	ex := &exchange{bucket: bucket, expect: r.ContentLength, requestID: w.Header().Get("X-Request-Id"), patch: method == http.MethodPatch}
+	ex := &exchange{bucket: bucket, expect: r.ContentLength, requestID: w.Header().Get("X-Request-Id"), patch: method == http.MethodPatch, uploadLength: -1}
+	if n, err := strconv.ParseInt(r.Header.Get("Upload-Length"), 10, 64); err == nil && ex.patch {
+		ex.uploadLength = n
+	}
 	if r.Body != nil {
 		ex.body = &requestBody{ReadCloser: r.Body}
 		r.Body = ex.body

@@ -38,9 +38,10 @@ type exchange struct {
 	body *requestBody
 
 	// patch: the request appends (PATCH), and may use the record its
-	// lock kept (see GetUpload).
-	patch bool
-	lock  *lock // the upload's lock, once taken
+	// lock kept (see GetUpload); uploadLength is its Upload-Length, or -1.
+	patch        bool
+	uploadLength int64
+	lock         *lock // the upload's lock, once taken
 
 	mu      sync.Mutex
 	expires time.Time

@@ -2,10 +2,16 @@ package resumable_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gridfsd/gridfsd/buckets"
 	"github.com/gridfsd/gridfsd/internal/storetest"
@@ -118,4 +124,66 @@ func TestChunkedBodyPastTheRoomLeftAppendsNothing(t *testing.T) {
 			t.Errorf("after a 413 PATCH the upload is at offset %s, want 0 (nothing appended)", got)
 		}
 	})
+}
+
+// A PATCH on a deferred-length upload that declares Upload-Length and
+// fails (here 460: "nothing was appended") declares nothing: HEAD still
+// answers Upload-Defer-Length, and the client's identical retry, with the
+// same Upload-Length and a right checksum, succeeds (it was refused 400,
+// the length declared by the failed PATCH).
+func TestFailedPatchDeclaresNoLength(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Defer-Length", "1", "Upload-Metadata", tusMetadata("filename", "dl"))
+	loc := res.Header.Get("Location")
+	bad, good := sha1.Sum([]byte("nope")), sha1.Sum([]byte("abcdef"))
+	res = tusRequest(t, http.MethodPatch, srv.URL+loc, []byte("abcdef"), "Upload-Offset", "0", "Upload-Length", "6",
+		"Upload-Checksum", "sha1 "+base64.StdEncoding.EncodeToString(bad[:]))
+	if res.StatusCode != 460 {
+		t.Fatalf("PATCH with a wrong checksum: %d, want 460", res.StatusCode)
+	}
+	head := rawRequest(t, http.MethodHead, srv.URL+loc, nil, 0, "Tus-Resumable", "1.0.0")
+	if head.Header.Get("Upload-Defer-Length") != "1" {
+		t.Errorf("after a 460 PATCH: Upload-Defer-Length %q, Upload-Length %q; want the length still deferred",
+			head.Header.Get("Upload-Defer-Length"), head.Header.Get("Upload-Length"))
+	}
+	res = tusRequest(t, http.MethodPatch, srv.URL+loc, []byte("abcdef"), "Upload-Offset", "0", "Upload-Length", "6",
+		"Upload-Checksum", "sha1 "+base64.StdEncoding.EncodeToString(good[:]))
+	if res.StatusCode != http.StatusNoContent {
+		t.Errorf("the same PATCH again with the right checksum: %d, want 204", res.StatusCode)
+	}
+}
+
+// tus-js-client with uploadLengthDeferred sends Upload-Length on every
+// PATCH of the last chunk, retries included. When that PATCH is cut, the
+// door keeps what arrived (as UPLOADS.md says) and the declared length
+// with it, and the retry, at the new offset with the same Upload-Length,
+// finishes the upload: tusd's handler refuses any Upload-Length once one
+// is set, even the same one, which left the upload unfinishable.
+func TestCutLastPatchRetriedWithTheSameLength(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Defer-Length", "1", "Upload-Metadata", tusMetadata("filename", "cut"))
+	loc := res.Header.Get("Location")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "PATCH %s HTTP/1.1\r\nHost: x\r\nTus-Resumable: 1.0.0\r\nContent-Type: %s\r\nUpload-Offset: 0\r\nUpload-Length: 6\r\nContent-Length: 6\r\n\r\nabc", loc, offsetStream)
+	time.Sleep(200 * time.Millisecond)
+	conn.Close()
+	var head *http.Response
+	for range 50 { // the cut PATCH ends and gives its lock back
+		head = rawRequest(t, http.MethodHead, srv.URL+loc, nil, 0, "Tus-Resumable", "1.0.0")
+		if head.StatusCode == http.StatusOK && head.Header.Get("Upload-Offset") == "3" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("after the cut PATCH: %d, Upload-Offset %q, Upload-Length %q, Upload-Defer-Length %q", head.StatusCode,
+		head.Header.Get("Upload-Offset"), head.Header.Get("Upload-Length"), head.Header.Get("Upload-Defer-Length"))
+	off := head.Header.Get("Upload-Offset")
+	n, _ := strconv.Atoi(off)
+	res = tusRequest(t, http.MethodPatch, srv.URL+loc, []byte("abcdef"[n:]), "Upload-Offset", off, "Upload-Length", "6")
+	if res.StatusCode != http.StatusNoContent {
+		t.Errorf("the retried last PATCH (offset %s, the same Upload-Length 6): %d, want 204", off, res.StatusCode)
+	}
 }

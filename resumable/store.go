@@ -35,6 +35,9 @@ type upload struct {
 	bucket *buckets.Bucket
 	rec    *buckets.Resumable
 	lock   *buckets.UploadLock // the lock rec was read through, if any
+	// declared: rec's length was declared by this request and is not
+	// recorded yet (see DeclareLength).
+	declared bool
 }
 
 // splitID parses "<bucket>/<record id>", ignoring a query (the URLs of
@@ -136,6 +139,15 @@ func (u *upload) GetInfo(ctx context.Context) (handler.FileInfo, error) {
 		ID: u.bucket.Name() + "/" + r.ID, Size: r.Length, SizeIsDeferred: r.Length < 0, Offset: r.Offset,
 		MetaData: r.Info, IsPartial: r.Partial, IsFinal: len(r.Parts) > 0,
 	}
+	if ex := exchangeOf(ctx); ex != nil && ex.patch && r.Length >= 0 && ex.uploadLength == r.Length && !r.Complete() {
+		// A PATCH declaring the length the upload has (a retry of one
+		// whose append was cut after the length was recorded; tus-js-client
+		// sends Upload-Length on each try of the last chunk): tusd's
+		// handler refuses any Upload-Length once the length is known, so
+		// the length is shown deferred, for DeclareLength to find it the
+		// same.
+		info.SizeIsDeferred = true
+	}
 	if info.SizeIsDeferred {
 		info.Size = 0
 	}
@@ -169,9 +181,15 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 	rec, err := u.bucket.AppendResumable(ctx, u.rec, offset, counted, opts)
 	u.door.metrics.bytes.Add(float64(counted.n))
 	if err != nil {
+		if u.declared {
+			// Nothing was recorded, the length this request declared
+			// neither: tusd's handler would finish an upload whose
+			// declared length is its offset.
+			u.rec.Length, u.declared = -1, false
+		}
 		return 0, u.door.tusError(ctx, err)
 	}
-	u.rec = rec
+	u.rec, u.declared = rec, false
 	if ex != nil {
 		ex.noteExpires(rec)
 		ex.noteFile(u.bucket.Name(), rec)
@@ -204,6 +222,14 @@ func (u *upload) FinishUpload(ctx context.Context) error {
 	if u.rec.Finished {
 		return nil
 	}
+	if u.declared {
+		// Declared after the body, at the offset (the IETF draft's
+		// Upload-Complete).
+		if err := u.bucket.DeclareResumableLength(ctx, u.rec.ID, u.rec.Length); err != nil {
+			return u.door.tusError(ctx, err)
+		}
+		u.declared = false
+	}
 	rec, err := u.bucket.FinishResumable(ctx, u.rec.ID)
 	if err != nil {
 		return u.door.tusError(ctx, err)
@@ -234,11 +260,18 @@ func (u *upload) Terminate(ctx context.Context) error {
 	return nil
 }
 
+// DeclareLength declares the length for the append that follows, which
+// records it (or FinishUpload, for a length declared after the body): a
+// PATCH that fails declares nothing, and its retry, with the same
+// Upload-Length, is not refused.
 func (u *upload) DeclareLength(ctx context.Context, length int64) error {
-	if err := u.bucket.DeclareResumableLength(ctx, u.rec.ID, length); err != nil {
+	rec, err := u.bucket.WithDeclaredLength(u.rec, length)
+	if err != nil {
 		return u.door.tusError(ctx, err)
 	}
-	u.rec.Length = length
+	if rec.Length != u.rec.Length {
+		u.rec, u.declared = rec, true
+	}
 	return nil
 }
 
