@@ -150,7 +150,6 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// handler leaves them out.
 	draft := r.Header.Get("Upload-Draft-Interop-Version") != ""
 	if !draft && method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions && r.Header.Get("Tus-Resumable") != "1.0.0" {
-		w.Header().Set("Tus-Resumable", "1.0.0")
 		w.Header().Set("Tus-Version", "1.0.0")
 		plain(w, http.StatusPreconditionFailed, "missing or unsupported Tus-Resumable: this server speaks 1.0.0")
 		return
@@ -274,7 +273,10 @@ func (d *Door) authorize(r *http.Request, bucket, id string) (sign func(string) 
 	}, nil
 }
 
+// plain answers an error of the door's own, with the Tus-Resumable tus
+// 1.0.0 wants on every reply but OPTIONS's.
 func plain(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Tus-Resumable", "1.0.0")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

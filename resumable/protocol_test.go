@@ -187,3 +187,23 @@ func TestCutLastPatchRetriedWithTheSameLength(t *testing.T) {
 		t.Errorf("the retried last PATCH (offset %s, the same Upload-Length 6): %d, want 204", off, res.StatusCode)
 	}
 }
+
+// tus 1.0.0 says Tus-Resumable MUST be in every response but OPTIONS's:
+// the errors the door answers itself (an Upload-Checksum it refuses, no
+// bucket, access refused, too many uploads) carry it too.
+func TestDoorErrorsCarryTusResumable(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := rawRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, 0,
+		"Tus-Resumable", "1.0.0", "Upload-Length", "5", "Upload-Metadata", tusMetadata("filename", "x"),
+		"Upload-Checksum", "crc32 AAAAAA==")
+	if res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unknown checksum algorithm: %d, want 400", res.StatusCode)
+	}
+	if got := res.Header.Get("Tus-Resumable"); got != "1.0.0" {
+		t.Errorf("400 for an unsupported checksum algorithm: Tus-Resumable %q, want 1.0.0", got)
+	}
+	res = rawRequest(t, http.MethodPost, srv.URL+"/uploads/", nil, 0, "Tus-Resumable", "1.0.0", "Upload-Length", "5")
+	if got := res.Header.Get("Tus-Resumable"); got != "1.0.0" {
+		t.Errorf("%d for a creation without a bucket: Tus-Resumable %q, want 1.0.0", res.StatusCode, got)
+	}
+}
