@@ -175,6 +175,11 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rw.signQuery = sign
 	}
+	if !draft && method == http.MethodPatch && r.Header.Get("Content-Type") != "application/offset+octet-stream" {
+		// tus 1.0.0 says 415; tusd's handler answers 400.
+		plain(w, http.StatusUnsupportedMediaType, "a PATCH's Content-Type is application/offset+octet-stream")
+		return
+	}
 	if v := r.Header.Get("Upload-Checksum"); v != "" {
 		h, want, err := parseChecksum(v)
 		if err != nil {

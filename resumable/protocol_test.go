@@ -207,3 +207,27 @@ func TestDoorErrorsCarryTusResumable(t *testing.T) {
 		t.Errorf("%d for a creation without a bucket: Tus-Resumable %q, want 1.0.0", res.StatusCode, got)
 	}
 }
+
+// tus 1.0.0: "All PATCH requests MUST use Content-Type:
+// application/offset+octet-stream, otherwise the server SHOULD return a 415
+// Unsupported Media Type status"; API.md promises status codes exactly as
+// tus 1.0.0 says. tusd's handler answers 400 (ErrInvalidContentType).
+func TestPatchWithAnotherContentTypeIs415(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", "5", "Upload-Metadata", tusMetadata("filename", "ct"))
+	loc := res.Header.Get("Location")
+	res = rawRequest(t, http.MethodPatch, srv.URL+loc, strings.NewReader("hello"), 5,
+		"Tus-Resumable", "1.0.0", "Upload-Offset", "0", "Content-Type", "text/plain")
+	if res.StatusCode != http.StatusUnsupportedMediaType || res.Header.Get("Tus-Resumable") != "1.0.0" {
+		t.Errorf("PATCH with Content-Type text/plain: %d, Tus-Resumable %q; want 415, 1.0.0", res.StatusCode, res.Header.Get("Tus-Resumable"))
+	}
+	res = rawRequest(t, http.MethodPost, srv.URL+loc, strings.NewReader("hello"), 5,
+		"Tus-Resumable", "1.0.0", "X-HTTP-Method-Override", "PATCH", "Upload-Offset", "0", "Content-Type", "text/plain")
+	if res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("POST with X-HTTP-Method-Override: PATCH and Content-Type text/plain: %d, want 415", res.StatusCode)
+	}
+	res = rawRequest(t, http.MethodHead, srv.URL+loc, nil, 0, "Tus-Resumable", "1.0.0")
+	if got := res.Header.Get("Upload-Offset"); got != "0" {
+		t.Errorf("after the refused PATCHes the upload is at offset %s, want 0", got)
+	}
+}
