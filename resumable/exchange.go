@@ -202,10 +202,21 @@ func (w *reply) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
-// relocate makes Location a path, not tusd's absolute URL built from the
-// Host header (behind a load balancer or a proxy the client knows its own
-// origin), signed when the creation was.
+// relocate makes Location, and the parts' URLs in a final upload's
+// Upload-Concat, paths, not tusd's absolute URLs built from the Host header
+// (behind a load balancer or a proxy the client knows its own origin);
+// Location is signed when the creation was.
 func (w *reply) relocate(h http.Header) {
+	if parts, ok := strings.CutPrefix(h.Get("Upload-Concat"), "final;"); ok {
+		urls := strings.Fields(parts)
+		for i, s := range urls {
+			if u, err := url.Parse(s); err == nil {
+				u.Scheme, u.Host = "", ""
+				urls[i] = u.String()
+			}
+		}
+		h.Set("Upload-Concat", "final;"+strings.Join(urls, " "))
+	}
 	loc := h.Get("Location")
 	if loc == "" {
 		return

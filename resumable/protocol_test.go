@@ -231,3 +231,34 @@ func TestPatchWithAnotherContentTypeIs415(t *testing.T) {
 		t.Errorf("after the refused PATCHes the upload is at offset %s, want 0", got)
 	}
 }
+
+// HEAD of a final upload gives its parts in Upload-Concat as paths, as
+// Location: UPLOADS.md says the gateway never builds a URL from a Host
+// header a proxy may have rewritten, and tusd's handler makes them
+// absolute URLs from it.
+func TestFinalUploadConcatGivesPaths(t *testing.T) {
+	srv, _ := testDoor(t)
+	var parts []string
+	for _, data := range []string{"aaa", "bbb"} {
+		res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", "3", "Upload-Concat", "partial")
+		loc := res.Header.Get("Location")
+		if res = tusRequest(t, http.MethodPatch, srv.URL+loc, []byte(data), "Upload-Offset", "0"); res.StatusCode != http.StatusNoContent {
+			t.Fatalf("patch a part: %d", res.StatusCode)
+		}
+		parts = append(parts, loc)
+	}
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Concat", "final;"+strings.Join(parts, " "),
+		"Upload-Metadata", tusMetadata("filename", "joined"))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("final: %d", res.StatusCode)
+	}
+	final := res.Header.Get("Location")
+	head := rawRequest(t, http.MethodHead, srv.URL+final, nil, 0, "Tus-Resumable", "1.0.0", "Host", "internal.invalid:8080")
+	if head.StatusCode != http.StatusOK {
+		t.Fatalf("HEAD final: %d", head.StatusCode)
+	}
+	want := "final;" + strings.Join(parts, " ")
+	if got := head.Header.Get("Upload-Concat"); got != want {
+		t.Errorf("HEAD of the final upload: Upload-Concat %q, want %q (paths, as Location)", got, want)
+	}
+}
