@@ -262,3 +262,30 @@ func TestFinalUploadConcatGivesPaths(t *testing.T) {
 		t.Errorf("HEAD of the final upload: Upload-Concat %q, want %q (paths, as Location)", got, want)
 	}
 }
+
+// The door leaves Upload-Expires out of replies about a finished upload
+// (it does not expire as an unfinished one): the 201 of a final upload and
+// of an empty one, committed when they are answered, carried the
+// Upload-Expires of the record's creation.
+func TestCommittedCreationHasNoUploadExpires(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", "3", "Upload-Concat", "partial")
+	part := res.Header.Get("Location")
+	tusRequest(t, http.MethodPatch, srv.URL+part, []byte("abc"), "Upload-Offset", "0")
+	res = tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Concat", "final;"+part,
+		"Upload-Metadata", tusMetadata("filename", "fin"))
+	if res.StatusCode != http.StatusCreated || res.Header.Get("X-Gridfs-Id") == "" {
+		t.Fatalf("final: %d, X-Gridfs-Id %q", res.StatusCode, res.Header.Get("X-Gridfs-Id"))
+	}
+	if got := res.Header.Get("Upload-Expires"); got != "" {
+		t.Errorf("201 of a committed final upload: Upload-Expires %q, want none (as HEAD of it and the last PATCH of any upload)", got)
+	}
+	// An empty upload is committed by its creation too.
+	res = tusRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, "Upload-Length", "0", "Upload-Metadata", tusMetadata("filename", "empty"))
+	if res.StatusCode != http.StatusCreated || res.Header.Get("X-Gridfs-Id") == "" {
+		t.Fatalf("empty upload: %d, X-Gridfs-Id %q", res.StatusCode, res.Header.Get("X-Gridfs-Id"))
+	}
+	if got := res.Header.Get("Upload-Expires"); got != "" {
+		t.Errorf("201 of a committed empty upload: Upload-Expires %q, want none", got)
+	}
+}

@@ -236,6 +236,7 @@ func (u *upload) FinishUpload(ctx context.Context) error {
 	}
 	u.rec = rec
 	if ex := exchangeOf(ctx); ex != nil {
+		ex.noteExpires(rec)
 		ex.noteFile(u.bucket.Name(), rec)
 	}
 	if rec.Finished && !rec.Partial {
@@ -290,6 +291,7 @@ func (u *upload) ConcatUploads(ctx context.Context, parts []handler.Upload) erro
 	}
 	u.rec = rec
 	if ex := exchangeOf(ctx); ex != nil {
+		ex.noteExpires(rec)
 		ex.noteFile(u.bucket.Name(), rec)
 	}
 	u.door.metrics.finished.Inc()
