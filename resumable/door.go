@@ -148,7 +148,7 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// tus 1.0.0 wants the versions the server speaks with a 412; tusd's
 	// handler leaves them out.
-	draft := r.Header.Get("Upload-Draft-Interop-Version") != ""
+	draft := isDraft(r)
 	if !draft && method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions && r.Header.Get("Tus-Resumable") != "1.0.0" {
 		w.Header().Set("Tus-Version", "1.0.0")
 		plain(w, http.StatusPreconditionFailed, "missing or unsupported Tus-Resumable: this server speaks 1.0.0")
@@ -206,6 +206,17 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.Path, u.RawPath = "/"+rest, ""
 	r.URL = &u
 	d.serve.ServeHTTP(rw, r)
+}
+
+// isDraft reports whether tusd's handler takes r for a request of the IETF
+// draft: it speaks interop versions 3 to 6 (drafts -01 to -05), and takes
+// a request with any other for a tus 1.0.0 one.
+func isDraft(r *http.Request) bool {
+	switch r.Header.Get("Upload-Draft-Interop-Version") {
+	case "3", "4", "5", "6":
+		return true
+	}
+	return false
 }
 
 // route sends a request, past tusd's middleware, to the handler's method.

@@ -289,3 +289,20 @@ func TestCommittedCreationHasNoUploadExpires(t *testing.T) {
 		t.Errorf("201 of a committed empty upload: Upload-Expires %q, want none", got)
 	}
 }
+
+// The door answers a request without Tus-Resumable 1.0.0 with its own 412
+// carrying Tus-Version, unless it is one of the IETF draft; tusd takes a
+// request for a draft one only for the interop versions it knows, and
+// answered one with any other Upload-Draft-Interop-Version with its own
+// 412, which lacks the Tus-Version tus 1.0.0 requires.
+func TestUnknownDraftVersionGets412WithTusVersion(t *testing.T) {
+	srv, _ := testDoor(t)
+	res := rawRequest(t, http.MethodPost, srv.URL+"/uploads/fs/", nil, 0,
+		"Tus-Resumable", "0.2.2", "Upload-Draft-Interop-Version", "99", "Upload-Length", "5")
+	if res.StatusCode != http.StatusPreconditionFailed {
+		t.Fatalf("unsupported Tus-Resumable: %d, want 412", res.StatusCode)
+	}
+	if got := res.Header.Get("Tus-Version"); got == "" {
+		t.Errorf("412 for Tus-Resumable 0.2.2 with an unknown Upload-Draft-Interop-Version: no Tus-Version")
+	}
+}
