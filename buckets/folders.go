@@ -40,12 +40,12 @@ func (b *Bucket) FindFolder(ctx context.Context, q Query, delimiter string) (*Fo
 	inner := q
 	inner.After = ""
 	// skip is the folder listed last: its names are passed over, by the
-	// range query when prefixEnd can bound it, else one by one.
+	// range query when PrefixEnd can bound it, else one by one.
 	skip := ""
 	startAfter := func(folder string) {
 		skip = folder
 		inner.After = ""
-		if end, ok := prefixEnd(folder); ok {
+		if end, ok := PrefixEnd(folder); ok {
 			inner.From = max(q.From, end)
 		} else {
 			inner.From = max(q.From, folder)
@@ -68,7 +68,7 @@ func (b *Bucket) FindFolder(ctx context.Context, q Query, delimiter string) (*Fo
 	for n := 0; ; {
 		inner.Limit = min(MaxLimit, limit-n+1)
 		if skip != "" && strings.HasPrefix(inner.From, skip) {
-			inner.Limit = MaxLimit // reading through a folder that prefixEnd could not bound
+			inner.Limit = MaxLimit // reading through a folder that PrefixEnd could not bound
 		}
 		found, err := b.Find(ctx, inner)
 		if err != nil {
@@ -188,7 +188,7 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 					continue
 				}
 				if skip != "" && strings.HasPrefix(f.Filename, skip) {
-					continue // reading through a folder prefixEnd could not bound
+					continue // reading through a folder PrefixEnd could not bound
 				}
 				rest := strings.TrimPrefix(f.Filename, prefix)
 				i := strings.Index(rest, delimiter)
@@ -209,7 +209,7 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 					return false, err
 				}
 				skip = folder
-				if end, ok := prefixEnd(folder); ok {
+				if end, ok := PrefixEnd(folder); ok {
 					from = end
 					return true, nil
 				}

@@ -72,7 +72,7 @@ func TestPrefixListingsUseFilenameIndex(t *testing.T) {
 	}
 }
 
-// prefixEnd bounds exactly the names that start with p: every such name
+// PrefixEnd bounds exactly the names that start with p: every such name
 // sorts below it, every other name above p sorts at or above it, and it
 // is valid UTF-8.
 func TestPrefixEnd(t *testing.T) {
@@ -86,14 +86,14 @@ func TestPrefixEnd(t *testing.T) {
 		{"a\U0010FFFF\U0010FFFF", "b"},
 		{"\x7f", "\u0080"},
 	} {
-		got, ok := prefixEnd(c.p)
+		got, ok := PrefixEnd(c.p)
 		if !ok || got != c.want {
-			t.Errorf("prefixEnd(%q) = %q, %v; want %q", c.p, got, ok, c.want)
+			t.Errorf("PrefixEnd(%q) = %q, %v; want %q", c.p, got, ok, c.want)
 		}
 	}
 	for _, p := range []string{"", "\U0010FFFF", "a\xff"} {
-		if got, ok := prefixEnd(p); ok {
-			t.Errorf("prefixEnd(%q) = %q, want none", p, got)
+		if got, ok := PrefixEnd(p); ok {
+			t.Errorf("PrefixEnd(%q) = %q, want none", p, got)
 		}
 	}
 	alphabet := []rune{'a', 'b', '/', 0x7f, 0x80, 'é', 0xd7ff, 0xe000, 0xffff, utf8.MaxRune}
@@ -107,15 +107,15 @@ func TestPrefixEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		p, s := word(r), word(r)
-		end, ok := prefixEnd(p)
+		end, ok := PrefixEnd(p)
 		if !ok {
 			continue
 		}
 		if !utf8.ValidString(end) {
-			t.Fatalf("prefixEnd(%q) = %q, not UTF-8", p, end)
+			t.Fatalf("PrefixEnd(%q) = %q, not UTF-8", p, end)
 		}
 		if strings.HasPrefix(s, p) != (s >= p && s < end) {
-			t.Fatalf("prefixEnd(%q) = %q: %q starts with it: %v, in the range: %v", p, end, s, strings.HasPrefix(s, p), s >= p && s < end)
+			t.Fatalf("PrefixEnd(%q) = %q: %q starts with it: %v, in the range: %v", p, end, s, strings.HasPrefix(s, p), s >= p && s < end)
 		}
 	}
 }

@@ -62,16 +62,16 @@ func (e entry) name() string {
 	return e.revisions[0].Filename
 }
 
-// walk calls fn for each key under prefix from from on (in byte order),
+// walk calls fn for each key under prefix after marker (in byte order),
 // with the keys that share a delimiter-ended prefix rolled up into one
 // common prefix, until fn returns false. Each page is one indexed range
 // query; a rolled-up prefix is skipped with a new range query rather than
-// read through. With markers, deleted keys and delete markers are walked
-// too (buckets.Query.DeleteMarkers).
-func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, markers bool, fn func(entry) bool) error {
+// read through when buckets.PrefixEnd can bound it. With markers, deleted
+// keys and delete markers are walked too (buckets.Query.DeleteMarkers).
+func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, marker string, markers bool, fn func(entry) bool) error {
+	from, lastPrefix := resume(marker, prefix, delimiter)
 	q := buckets.Query{Prefix: prefix, From: from, Limit: buckets.MaxLimit, DeleteMarkers: markers}
 	var group []*buckets.File
-	lastPrefix := ""
 	flush := func() bool {
 		if len(group) == 0 {
 			return true
@@ -104,7 +104,7 @@ func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string
 					if !fn(entry{prefix: cp}) {
 						return nil
 					}
-					if next, ok := after(cp); ok {
+					if next, ok := buckets.PrefixEnd(cp); ok {
 						q.From, q.After, restart = next, "", true
 						break
 					}
@@ -125,30 +125,24 @@ func walk(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string
 	return nil
 }
 
-// after returns the smallest string greater than every string that starts
-// with p, when one is easily made: p with its last byte incremented, kept
-// to ASCII so the query stays valid UTF-8.
-func after(p string) (string, bool) {
-	if p == "" || p[len(p)-1] >= 0x7e {
-		return "", false
-	}
-	return p[:len(p)-1] + string(p[len(p)-1]+1), true
-}
-
 // resume is where a listing continues after marker (a key or a common
-// prefix already returned).
-func resume(marker, prefix, delimiter string) string {
+// prefix already returned): from, the first name to read, and skip, the
+// common prefix holding marker, whose names are not listed again (with no
+// buckets.PrefixEnd to start past them, walk reads through them).
+func resume(marker, prefix, delimiter string) (from, skip string) {
 	if marker == "" {
-		return ""
+		return "", ""
 	}
 	if delimiter != "" && strings.HasPrefix(marker, prefix) {
 		if i := strings.Index(marker[len(prefix):], delimiter); i >= 0 {
-			if next, ok := after(marker[:len(prefix)+i+len(delimiter)]); ok {
-				return next
+			cp := marker[:len(prefix)+i+len(delimiter)]
+			if next, ok := buckets.PrefixEnd(cp); ok {
+				return next, cp
 			}
+			return marker + "\x00", cp
 		}
 	}
-	return marker + "\x00"
+	return marker + "\x00", ""
 }
 
 func maxKeys(q url.Values, name string) (int, error) {
@@ -192,15 +186,15 @@ func urlEncode(s string) string {
 	return b.String()
 }
 
-// listing runs walk for a ListObjects page: up to max entries, and whether
-// more follow.
-func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from string, max int) (entries []entry, truncated bool, err error) {
+// listing runs walk for a ListObjects page: up to max entries after
+// marker, and whether more follow.
+func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, marker string, max int) (entries []entry, truncated bool, err error) {
 	if max == 0 {
 		// As AWS: an empty page that is not truncated (it could not say
 		// where the next one starts).
 		return nil, false, nil
 	}
-	err = walk(ctx, b, prefix, delimiter, from, false, func(e entry) bool {
+	err = walk(ctx, b, prefix, delimiter, marker, false, func(e entry) bool {
 		if len(entries) == max {
 			// max-keys=0 asks for no key, not for a truncated page.
 			truncated = max > 0
@@ -212,7 +206,7 @@ func listing(ctx context.Context, b *buckets.Bucket, prefix, delimiter, from str
 	return entries, truncated, err
 }
 
-func (s *Server) objectsPage(req *request, from string, max int, enc encoder, res *listBucketResult) error {
+func (s *Server) objectsPage(req *request, marker string, max int, enc encoder, res *listBucketResult) error {
 	ctx := req.r.Context()
 	q := req.r.URL.Query()
 	b, err := s.checkBucket(ctx, req.bucket)
@@ -225,7 +219,7 @@ func (s *Server) objectsPage(req *request, from string, max int, enc encoder, re
 	if enc {
 		res.EncodingType = "url"
 	}
-	entries, truncated, err := listing(ctx, b, prefix, delimiter, from, max)
+	entries, truncated, err := listing(ctx, b, prefix, delimiter, marker, max)
 	if err != nil {
 		return err
 	}
@@ -267,7 +261,7 @@ func (s *Server) listObjectsV1(req *request) error {
 	marker := q.Get("marker")
 	res := listBucketResult{Marker: new(string)}
 	*res.Marker = enc.enc(marker)
-	if err := s.objectsPage(req, resume(marker, q.Get("prefix"), q.Get("delimiter")), max, enc, &res); err != nil {
+	if err := s.objectsPage(req, marker, max, enc, &res); err != nil {
 		return err
 	}
 	res.NextContinue = ""
@@ -302,7 +296,7 @@ func (s *Server) listObjectsV2(req *request) error {
 		}
 		marker = string(raw)
 	}
-	if err := s.objectsPage(req, resume(marker, q.Get("prefix"), q.Get("delimiter")), max, enc, &res); err != nil {
+	if err := s.objectsPage(req, marker, max, enc, &res); err != nil {
 		return err
 	}
 	res.NextMarker = ""
@@ -333,7 +327,7 @@ func (s *Server) listVersions(req *request) error {
 	}
 	count := 0
 	var last, lastVersion string
-	err = walk(ctx, b, prefix, delimiter, resume(marker, prefix, delimiter), true, func(e entry) bool {
+	err = walk(ctx, b, prefix, delimiter, marker, true, func(e entry) bool {
 		if count >= max {
 			res.IsTruncated = true
 			return false
