@@ -325,6 +325,11 @@ func (s *Server) listVersions(req *request) error {
 	if enc {
 		res.EncodingType = "url"
 	}
+	if max == 0 {
+		// As listing: an empty page that is not truncated (it could not
+		// say where the next one starts).
+		return s.writeXML(req, http.StatusOK, res)
+	}
 	count := 0
 	var last, lastVersion string
 	err = walk(ctx, b, prefix, delimiter, marker, true, func(e entry) bool {

@@ -104,3 +104,19 @@ func TestCommonPrefixListedOnceAcrossPages(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionsMaxKeysZero: ListObjectVersions answers max-keys=0 in a
+// bucket that has objects with an empty page that is not truncated, as
+// ListObjects and ListObjectsV2 do. It answered IsTruncated=true with
+// neither NextKeyMarker nor NextVersionIdMarker: a page that says more
+// follows but not where, which a client following IsTruncated asks for
+// again, forever.
+func TestVersionsMaxKeysZero(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/zerokeys", "")
+	e.must(200, "PUT", "/zerokeys/a", "x")
+	body := e.must(200, "GET", "/zerokeys?versions&max-keys=0", "").body
+	if between(body, "<IsTruncated>", "</IsTruncated>") != "false" || strings.Contains(body, "<Version>") {
+		t.Errorf("ListObjectVersions max-keys=0: want an empty page, not truncated:\n%s", body)
+	}
+}
