@@ -434,7 +434,7 @@ func (s *Server) deleteObjects(req *request) error {
 			if internal {
 				s.log.Error("s3: delete object", "request_id", req.id, "key", o.Key, "error", err)
 			}
-			res.Errors = append(res.Errors, deleteError{Key: o.Key, Code: e.Code, Message: e.Message})
+			res.Errors = append(res.Errors, deleteError{Key: o.Key, VersionID: o.VersionID, Code: e.Code, Message: e.Message})
 			continue
 		}
 		if !d.Quiet {

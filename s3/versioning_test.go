@@ -203,3 +203,19 @@ func TestCopySourceNullVersion(t *testing.T) {
 		t.Errorf("CopyObject from a deleted key: %d %s, want 404 NoSuchKey", r.status, between(r.body, "<Code>", "</Code>"))
 	}
 }
+
+// TestDeleteObjectsErrorVersionID: a DeleteObjects entry that fails for a
+// version names the version in its Error (AWS's Error element: Key,
+// VersionId, Code, Message), so that a client deleting several versions of
+// one key can tell which one failed.
+func TestDeleteObjectsErrorVersionID(t *testing.T) {
+	e := newEnv(t, s3.Config{})
+	e.must(200, "PUT", "/delerrv", "")
+	e.must(200, "PUT", "/delerrv?versioning", `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`)
+	v := e.must(200, "PUT", "/delerrv/k", "x").header.Get("x-amz-version-id")
+	body := e.must(200, "POST", "/delerrv?delete", `<Delete><Object><Key>k</Key><VersionId>`+v+`</VersionId></Object><Object><Key>k</Key><VersionId>{bad</VersionId></Object></Delete>`).body
+	errEl := between(body, "<Error>", "</Error>")
+	if errEl == "" || !strings.Contains(errEl, "<VersionId>{bad</VersionId>") {
+		t.Errorf("DeleteObjects Error for version {bad: %q, want its VersionId\n%s", errEl, body)
+	}
+}
