@@ -248,3 +248,25 @@ func mustJSON(t *testing.T, body []byte, v any) {
 		t.Fatalf("%v in %s", err, body)
 	}
 }
+
+// TestUIRefusesFraming: the browser UI (on the gateway's origin, working
+// without a token when access control is off, the default on loopback) may
+// not be framed by another site. Without X-Frame-Options or CSP
+// frame-ancestors, a page of any origin could load /ui/#/b/fs/f/<name> in
+// an invisible iframe and line "Delete…" and the dialog's "Delete" up under
+// the visitor's clicks (clickjacking): a DELETE its own script could never
+// send, since a cross-origin DELETE needs a preflight the gateway refuses.
+func TestUIRefusesFraming(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	for _, path := range []string{"/ui/", "/ui/index.html"} {
+		res, body := e.do("GET", path, nil, "")
+		if res.StatusCode != 200 || !strings.Contains(string(body), `<script type="module" src="app.js">`) {
+			t.Fatalf("GET %s: %d, not the UI page", path, res.StatusCode)
+		}
+		xfo := strings.ToUpper(res.Header.Get("X-Frame-Options"))
+		csp := res.Header.Get("Content-Security-Policy")
+		if xfo != "DENY" && xfo != "SAMEORIGIN" && !strings.Contains(csp, "frame-ancestors") {
+			t.Errorf("GET %s: the UI may be framed by any site: X-Frame-Options %q, Content-Security-Policy %q", path, res.Header.Get("X-Frame-Options"), csp)
+		}
+	}
+}

@@ -23,6 +23,15 @@ func Handler() http.Handler {
 	}
 	files := http.FileServerFS(sub)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No other site may frame the application: it acts on the
+		// gateway's origin, with no token at all when access control is
+		// off, so a page that framed it could line its Delete buttons up
+		// under a visitor's clicks (a DELETE its own script could not send
+		// across origins).
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "frame-ancestors 'none'; object-src 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
 		if r.URL.Path == "" {
 			// StripPrefix left nothing: the original request named the
 			// mount point itself, which RequestURI still holds.
