@@ -257,6 +257,12 @@ func (b *Bucket) filter(ctx context.Context, q Query) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A forged cursor may hold an _id of a type the store lacks, which
+		// the embedded store answers by dropping the connection (a 503):
+		// no cursor this server issued holds one.
+		if err := b.db.checkStoreTypes(ctx, "cursor", c.ID, ErrInvalidQuery); err != nil {
+			return nil, fmt.Errorf("%w: cursor is not one this server issued", ErrInvalidQuery)
+		}
 		and = append(and, c.after(b.db.lackedTypes(ctx)))
 	}
 	filter := bson.D{}

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,5 +66,52 @@ func TestListingSkipsMalformedFiles(t *testing.T) {
 	res, body := e.do(http.MethodGet, "/b/fs/?delimiter=/", nil, "")
 	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), `"d/"`) || !strings.Contains(string(body), `"g"`) {
 		t.Errorf("folder listing: %d %s", res.StatusCode, body)
+	}
+}
+
+// forgedCursor is a listing cursor this server never issued, of _id id.
+func forgedCursor(t *testing.T, id any) string {
+	raw, err := bson.Marshal(bson.D{{Key: "f", Value: "a"}, {Key: "i", Value: id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// TestForgedCursorIsNot5xx: a cursor this server never issued is 400
+// invalid_query (API.md: a 5xx means the gateway or the store failed). A
+// forged cursor whose _id was of a BSON type the embedded store lacks
+// reached the store as {_id: {$gt: <value>}}, which dropped the
+// connection: 503 store_unavailable, at will, for anyone who may list.
+func TestForgedCursorIsNot5xx(t *testing.T) {
+	e := newEnv(t, gateway.Config{})
+	for _, name := range []string{"a", "b", "c"} {
+		e.put("/b/fs/"+name, "x", nil)
+	}
+	for what, id := range map[string]any{
+		"javascript":                bson.JavaScript("sleep(100)"),
+		"dbpointer":                 bson.DBPointer{DB: "x", Pointer: bson.NewObjectID()},
+		"codewithscope":             bson.CodeWithScope{Code: "x", Scope: bson.D{}},
+		"symbol":                    bson.Symbol("x"),
+		"document holding a symbol": bson.D{{Key: "k", Value: bson.Symbol("x")}},
+		"decimal128":                bson.Decimal128{},
+	} {
+		find := forgedCursor(t, id)
+		raw, err := bson.Marshal(bson.D{{Key: "a", Value: find}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		folder := base64.RawURLEncoding.EncodeToString(raw)
+		for _, q := range []string{"cursor=" + find, "delimiter=/&cursor=" + folder} {
+			res, body := e.do(http.MethodGet, "/b/fs/?"+q, nil, "")
+			if res.StatusCode >= 500 {
+				t.Errorf("forged cursor with a %s _id (%.20s...): %d %.120s (want 400 invalid_query)", what, q, res.StatusCode, body)
+			}
+		}
+	}
+	// The store dropped the connection, not the gateway: a real listing
+	// still works.
+	if res, body := e.do(http.MethodGet, "/b/fs/", nil, ""); res.StatusCode != http.StatusOK {
+		t.Errorf("listing after the forged cursors: %d %.200s", res.StatusCode, body)
 	}
 }
