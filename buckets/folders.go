@@ -139,8 +139,11 @@ func decodeFolderCursor(s string) (folderCursor, error) {
 // nil. It reads with one cursor, streaming, and starts a new query only
 // to pass over a folder it has listed, so a folder of files alone is one
 // query however many it holds (a client listing a folder wants all of it,
-// and a page of a thousand costs the embedded store a whole scan). It
-// returns ErrInvalidQuery for an empty delimiter, and what fn returns.
+// and a page of a thousand costs the embedded store a whole scan). In a
+// versioned bucket a folder is reported only if Find lists a name in it
+// (HasPrefix), which costs a short listing per folder, as FindFolder
+// leaves out a folder whose names were all deleted. It returns
+// ErrInvalidQuery for an empty delimiter, and what fn returns.
 func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn func(f *File, folder string) error) error {
 	if delimiter == "" {
 		return fmt.Errorf("%w: empty delimiter", ErrInvalidQuery)
@@ -205,8 +208,18 @@ func (b *Bucket) EachInFolder(ctx context.Context, prefix, delimiter string, fn 
 					return false, err
 				}
 				folder := prefix + rest[:i+len(delimiter)]
-				if err := fn(nil, folder); err != nil {
-					return false, err
+				// In a versioned bucket a folder whose names were all
+				// deleted is no folder: Find lists nothing in it.
+				show := true
+				if b.settings.Versioned() {
+					if show, err = b.HasPrefix(ctx, folder); err != nil {
+						return false, err
+					}
+				}
+				if show {
+					if err := fn(nil, folder); err != nil {
+						return false, err
+					}
 				}
 				skip = folder
 				if end, ok := PrefixEnd(folder); ok {

@@ -156,3 +156,48 @@ func TestFindFolderRefuses(t *testing.T) {
 		}
 	}
 }
+
+// In a versioned bucket a folder whose names were all deleted (delete
+// markers) is no folder for Find and FindFolder; EachInFolder (WebDAV's
+// PROPFIND and Readdir) and HasPrefix (WebDAV's stat of a folder) agree,
+// and still see a folder with one name left among deleted ones.
+func TestEachInFolderHidesDeletedFolders(t *testing.T) {
+	ctx := context.Background()
+	_, b := versionedBucket(t, "vf", "Enabled")
+	keep := putRev(t, b, "keep.txt", "k")
+	putRev(t, b, "gone/a.txt", "a")
+	putRev(t, b, "half/a.txt", "a")
+	putRev(t, b, "half/b.txt", "b")
+	for _, n := range []string{"gone/a.txt", "half/a.txt"} {
+		if _, err := b.DeleteName(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := listed(t, b, buckets.Query{Prefix: "gone/"}); len(got) != 0 {
+		t.Fatalf("Find lists %v under the deleted folder", got)
+	}
+	fp, err := b.FindFolder(ctx, buckets.Query{}, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	if err := b.EachInFolder(ctx, "", "/", func(f *buckets.File, folder string) error {
+		if f == nil {
+			entries = append(entries, "folder "+folder)
+		} else {
+			entries = append(entries, "file "+f.Filename+" "+buckets.FormatID(f.ID))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"folder half/", "file keep.txt " + buckets.FormatID(keep.ID)}
+	if !slices.Equal(entries, want) || !slices.Equal(entriesOf(fp), want) {
+		t.Errorf("EachInFolder lists %q, FindFolder %q; want %q", entries, entriesOf(fp), want)
+	}
+	for prefix, want := range map[string]bool{"gone/": false, "half/": true, "keep": true, "none/": false} {
+		if ok, err := b.HasPrefix(ctx, prefix); err != nil || ok != want {
+			t.Errorf("HasPrefix(%q) = %v, %v; want %v", prefix, ok, err, want)
+		}
+	}
+}

@@ -38,8 +38,32 @@ const renameBatch = 50
 // files document in the prefix's range, in no order, so the store stops
 // at the first it finds (a folder of 10,000 files is not read and sorted
 // to learn that it exists). The newest revision of a name is never one
-// that lifecycle rules hide, so any live document will do.
+// that lifecycle rules hide, so any live document will do, except in a
+// versioned bucket, where a name whose newest revision is a delete marker
+// is not listed: there it asks Find, following its pages until one lists
+// a file, so that a folder whose names were all deleted is gone here as
+// from every listing.
 func (b *Bucket) HasPrefix(ctx context.Context, prefix string) (bool, error) {
+	if b.settings.Versioned() {
+		// The first page is one name's worth, what a name not deleted
+		// needs; each that comes back empty doubles the next, so a
+		// folder of many deleted names costs a few pages, not one per
+		// name.
+		q := Query{Prefix: prefix, Limit: 1}
+		for {
+			page, err := b.Find(ctx, q)
+			switch {
+			case err != nil:
+				return false, err
+			case len(page.Files) > 0:
+				return true, nil
+			case page.Next == "":
+				return false, nil
+			}
+			q.After = page.Next
+			q.Limit = min(2*q.Limit, MaxLimit)
+		}
+	}
 	filter, err := b.filter(ctx, Query{Prefix: prefix})
 	if err != nil {
 		return false, err

@@ -580,6 +580,27 @@ func TestDeleteMarkersHideNames(t *testing.T) {
 	}
 }
 
+// In a versioned bucket a folder whose only name was deleted is gone
+// through WebDAV as from the HTTP listing and S3: not listed, 404.
+func TestPropfindHidesDeletedFolders(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	b, err := e.db.SetVersioning(ctx, "vb", buckets.VersioningEnabled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.upload("vb", "keep.txt", "k", buckets.UploadOptions{})
+	e.upload("vb", "gone/a.txt", "a", buckets.UploadOptions{})
+	if _, err := b.DeleteName(ctx, "gone/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	got := hrefs(t, e.must("PROPFIND", "/dav/vb/", depth1, "", 207).body)
+	if want := []string{"/dav/vb/", "/dav/vb/keep.txt"}; !slices.Equal(got, want) {
+		t.Errorf("PROPFIND /dav/vb/: %q, want %q", got, want)
+	}
+	e.must("PROPFIND", "/dav/vb/gone/", depth1, "", 404)
+}
+
 // A PUT the store's reserve refuses while it streams is a 507, and leaves
 // nothing: before, the commit that webdav asks for after the failed copy
 // failed in its turn ("chunker: closed"), and that error, a 500, replaced
