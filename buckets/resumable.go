@@ -1055,7 +1055,7 @@ func (j *join) undo(ctx context.Context, err error) error {
 // its record from the store again (see UploadLock.Resumable): for every
 // change of the record but an append under that lock.
 func (b *Bucket) forgetRecord(id string) {
-	if l := b.db.locks.get(b.name + "/" + id); l != nil {
+	if l := b.db.locks.get(uploadLockKey(b.name, id)); l != nil {
 		l.Forget()
 	}
 }

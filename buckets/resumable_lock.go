@@ -134,7 +134,7 @@ func (b *Bucket) waitLockResumable(ctx context.Context, id string) (*UploadLock,
 }
 
 func (b *Bucket) lockResumable(ctx context.Context, id string, ttl time.Duration, released func(), ask bool) (l *UploadLock, contended bool, err error) {
-	key := b.name + "/" + id
+	key := uploadLockKey(b.name, id)
 	locks := &b.db.locks
 	wait := 2 * time.Millisecond
 	asked := false
@@ -152,7 +152,7 @@ func (b *Bucket) lockResumable(ctx context.Context, id string, ttl time.Duration
 			}
 		} else {
 			if mine == nil {
-				mine = &UploadLock{b: b, coll: b.db.db.Collection(UploadLocksCollection), key: key, id: id, holder: bson.NewObjectID(), ttl: ttl}
+				mine = b.newUploadLock(id, ttl)
 			}
 			took, fresh, err := mine.take(ctx)
 			if err != nil {
@@ -185,11 +185,10 @@ func (b *Bucket) lockResumable(ctx context.Context, id string, ttl time.Duration
 // held. For the sweeper, which must not pull an upload from under an
 // append or a commit, and passes over one in use until its next round.
 func (b *Bucket) tryLockResumable(ctx context.Context, id string) (l *UploadLock, ok bool, err error) {
-	key := b.name + "/" + id
-	if b.db.locks.get(key) != nil {
+	l = b.newUploadLock(id, DefaultUploadLockTTL)
+	if b.db.locks.get(l.key) != nil {
 		return nil, false, nil
 	}
-	l = &UploadLock{b: b, coll: b.db.db.Collection(UploadLocksCollection), key: key, id: id, holder: bson.NewObjectID(), ttl: DefaultUploadLockTTL}
 	took, fresh, err := l.take(ctx)
 	if err != nil || !took {
 		return nil, false, err
@@ -197,6 +196,15 @@ func (b *Bucket) tryLockResumable(ctx context.Context, id string) (l *UploadLock
 	l.start(fresh, nil)
 	return l, true, nil
 }
+
+// newUploadLock is a lock of upload id, not taken yet.
+func (b *Bucket) newUploadLock(id string, ttl time.Duration) *UploadLock {
+	return &UploadLock{b: b, coll: b.db.db.Collection(UploadLocksCollection), key: uploadLockKey(b.name, id), id: id, holder: bson.NewObjectID(), ttl: ttl}
+}
+
+// uploadLockKey is the _id of upload id's lock document, and its key
+// among this process's locks.
+func uploadLockKey(bucket, id string) string { return bucket + "/" + id }
 
 // start makes the lock just taken in the store this process's, renewed
 // until it is given back.

@@ -41,30 +41,19 @@ func serveDoor(t *testing.T, cfg resumable.Config) *httptest.Server {
 	return srv
 }
 
+// tusRequest sends a tus 1.0.0 request: Tus-Resumable set, a PATCH's
+// Content-Type too, then hdr's pairs (which may replace them).
 func tusRequest(t *testing.T, method, url string, body []byte, hdr ...string) *http.Response {
 	t.Helper()
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Tus-Resumable", "1.0.0")
+	std := []string{"Tus-Resumable", "1.0.0"}
 	if method == http.MethodPatch {
-		req.Header.Set("Content-Type", "application/offset+octet-stream")
+		std = append(std, "Content-Type", offsetStream)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res
+	return rawRequest(t, method, url, r, int64(len(body)), append(std, hdr...)...)
 }
 
 func tusMetadata(kv ...string) string {
